@@ -1,0 +1,343 @@
+"""Load and validate ``data/*.yaml`` into one immutable :class:`Catalog`.
+
+Every problem stops loading with a :class:`CatalogError` naming the file, the entry and the
+field, so an operator who breaks a price list learns exactly where, and a running bot that is
+asked to reload keeps its old catalog.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from engine.errors import CatalogError
+from engine.models import (
+    LANGS,
+    Card,
+    CardsFile,
+    FaqFile,
+    FaqTopic,
+    KvDtype,
+    ModelsFile,
+    ModelSpec,
+    Precision,
+    PrecisionsFile,
+    PriceBook,
+    Shape,
+    ShapesFile,
+)
+
+DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+FILES = (
+    "cards.yaml",
+    "models.yaml",
+    "precisions.yaml",
+    "shapes.yaml",
+    "faq.yaml",
+    "pricebook_hourly.yaml",
+)
+_PLACEHOLDER = re.compile(r"\{(\w+)")
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def norm(text: str) -> str:
+    """Canonical key for aliases: case and separators do not matter to users."""
+    return re.sub(r"[\s_\-]+", " ", text.strip().lower())
+
+
+@dataclass(frozen=True, eq=False)
+class Catalog:
+    """Everything the engine knows, indexed for fast lookup. Passed in, never global."""
+
+    data_dir: Path
+    fleet: CardsFile
+    models: tuple[ModelSpec, ...]
+    precisions: tuple[Precision, ...]
+    kv_dtypes: tuple[KvDtype, ...]
+    shapes: tuple[Shape, ...]
+    faq: tuple[FaqTopic, ...]
+    messages: dict[str, dict[str, str]]
+    price_books: dict[str, PriceBook]
+    price_book: str = "monthly"
+    card_by_name: dict[str, Card] = field(default_factory=dict)
+    card_alias: dict[str, str] = field(default_factory=dict)
+    model_by_id: dict[str, ModelSpec] = field(default_factory=dict)
+    precision_by_name: dict[str, Precision] = field(default_factory=dict)
+    precision_alias: dict[str, str] = field(default_factory=dict)
+    kv_by_name: dict[str, KvDtype] = field(default_factory=dict)
+    kv_alias: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def cards(self) -> list[Card]:
+        return list(self.card_by_name.values())
+
+    @property
+    def prices_as_of(self) -> str:
+        if self.price_book != "monthly":
+            return self.price_books[self.price_book].prices_as_of
+        return self.fleet.provider.prices_as_of
+
+    def card(self, name: str) -> Card | None:
+        """Resolve a card by catalog name or alias (``4090``, ``h100``, ``mi300``)."""
+        key = self.card_alias.get(norm(name))
+        return self.card_by_name.get(key) if key else None
+
+    def discount_pct(self, count: int) -> float:
+        best = 0.0
+        for d in self.fleet.discounts:
+            if count >= d.count:
+                best = max(best, d.pct)
+        return best
+
+    def with_price_book(self, name: str) -> Catalog:
+        """The same catalog priced from another book; only cards that book prices remain."""
+        if name == "monthly":
+            return self
+        if name not in self.price_books:
+            raise CatalogError("pricebook", name, None, "no such price book")
+        book = self.price_books[name]
+        hours = self.fleet.provider.hours_per_month
+        cards = [
+            c.model_copy(
+                update={
+                    "monthly_usd": book.hourly_usd[c.name] * hours,
+                    "hourly_usd": book.hourly_usd[c.name],
+                }
+            )
+            for c in self.fleet.cards
+            if c.name in book.hourly_usd
+        ]
+        fleet = self.fleet.model_copy(update={"cards": cards})
+        return _build(
+            self.data_dir,
+            fleet,
+            list(self.models),
+            PrecisionsFile(precisions=list(self.precisions), kv_dtypes=list(self.kv_dtypes)),
+            list(self.shapes),
+            list(self.faq),
+            self.messages,
+            self.price_books,
+            name,
+        )
+
+
+def _read_yaml(path: Path) -> Any:
+    if not path.exists():
+        raise CatalogError(path.name, None, None, "file is missing")
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise CatalogError(path.name, None, None, f"not valid YAML{where}") from exc
+
+
+def _entry_label(raw: Any, loc: tuple[int | str, ...]) -> str | None:
+    """Name the entry an error sits in by its ``name``/``id`` when the data has one."""
+    node = raw
+    label: str | None = None
+    for i, part in enumerate(loc):
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            break
+        if isinstance(part, int) and isinstance(node, dict):
+            ident = node.get("id") or node.get("name")
+            label = f"{loc[i - 1]}[{part}]" + (f" ({ident})" if ident else "")
+    return label
+
+
+def _validate(model: type[M], raw: Any, file: str) -> M:
+    if not isinstance(raw, dict):
+        raise CatalogError(file, None, None, "top level must be a mapping")
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = tuple(err["loc"])
+        entry = _entry_label(raw, loc)
+        fld = ".".join(str(p) for p in loc if not isinstance(p, int)) or None
+        if err["type"] == "extra_forbidden":
+            problem = "unknown key (check the spelling)"
+        elif err["type"] == "missing":
+            problem = "required field is missing"
+        else:
+            problem = err["msg"]
+        raise CatalogError(file, entry, fld, problem) from exc
+
+
+def _unique(
+    items: Iterable[tuple[str, str]], file: str, what: str, kind: str = "alias"
+) -> dict[str, str]:
+    """Map normalised aliases to owners; a clash is an error because lookups would be ambiguous."""
+    out: dict[str, str] = {}
+    for alias, owner in items:
+        key = norm(alias)
+        if key in out and out[key] != owner:
+            raise CatalogError(file, owner, what, f"{kind} '{alias}' is also used by {out[key]}")
+        out[key] = owner
+    return out
+
+
+def _check_models(models: list[ModelSpec]) -> None:
+    seen: set[str] = set()
+    for m in models:
+        f = "models.yaml"
+        if m.id in seen:
+            raise CatalogError(f, m.id, "id", "duplicate id")
+        seen.add(m.id)
+        if m.mla is None and m.attention_heads % m.kv_heads:
+            raise CatalogError(f, m.id, "kv_heads", "must divide attention_heads")
+        if (m.sliding_window is None) != (m.sliding_layers == 0):
+            raise CatalogError(
+                f, m.id, "sliding_layers", "must be set exactly when sliding_window is"
+            )
+        if m.sliding_layers > m.layers:
+            raise CatalogError(f, m.id, "sliding_layers", "cannot exceed layers")
+        if m.active_params_b is not None and m.active_params_b > m.params_b:
+            raise CatalogError(f, m.id, "active_params_b", "cannot exceed params_b")
+        if (m.moe is None) != (m.active_params_b is None):
+            raise CatalogError(f, m.id, "active_params_b", "MoE models need it, dense ones not")
+
+
+def _check_fleet(fleet: CardsFile, books: dict[str, PriceBook]) -> None:
+    f = "cards.yaml"
+    names = {c.name for c in fleet.cards}
+    if len(names) != len(fleet.cards):
+        raise CatalogError(f, None, "cards.name", "duplicate card name")
+    counts = {d.count for d in fleet.discounts}
+    regions = {r.id for r in fleet.provider.regions}
+    for c in fleet.cards:
+        for n in c.set_sizes:
+            if n < 2 or n not in counts:
+                raise CatalogError(f, c.name, "set_sizes", f"{n} has no discount tier")
+        if c.min_count > 1 and c.min_count not in c.set_sizes:
+            raise CatalogError(f, c.name, "min_count", "must be one of set_sizes")
+        for r in c.regions:
+            if r not in regions:
+                raise CatalogError(f, c.name, "regions", f"unknown region {r}")
+    if fleet.cluster.card not in names:
+        raise CatalogError(f, "cluster", "card", f"unknown card {fleet.cluster.card}")
+    for book in books.values():
+        for name in book.hourly_usd:
+            if name not in names:
+                raise CatalogError(
+                    f"pricebook_{book.name}.yaml", name, "hourly_usd", "unknown card"
+                )
+
+
+def _check_messages(messages: dict[str, dict[str, str]]) -> None:
+    """Every message must exist in every language with the same placeholders."""
+    en = messages["en"]
+    for lang in LANGS:
+        table = messages[lang]
+        for key, text in en.items():
+            if key not in table:
+                raise CatalogError(f"messages/{lang}.yaml", key, None, "message is missing")
+            if set(_PLACEHOLDER.findall(text)) != set(_PLACEHOLDER.findall(table[key])):
+                raise CatalogError(
+                    f"messages/{lang}.yaml", key, None, "placeholders differ from English"
+                )
+        extra = set(table) - set(en)
+        if extra:
+            raise CatalogError(f"messages/{lang}.yaml", sorted(extra)[0], None, "not in en")
+
+
+def _load_messages(data_dir: Path) -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {}
+    for lang in LANGS:
+        name = f"messages/{lang}.yaml"
+        raw = _read_yaml(data_dir / "messages" / f"{lang}.yaml")
+        if not isinstance(raw, dict):
+            raise CatalogError(name, None, None, "top level must be a mapping")
+        for key, value in raw.items():
+            if not isinstance(value, str):
+                raise CatalogError(name, str(key), None, "message must be a string")
+        out[lang] = {str(k): v for k, v in raw.items()}
+    _check_messages(out)
+    return out
+
+
+def load_catalog(data_dir: Path | str | None = None, price_book: str = "monthly") -> Catalog:
+    """Read and cross-check every data file; raise CatalogError on the first problem."""
+    d = Path(data_dir) if data_dir is not None else DEFAULT_DATA_DIR
+    fleet = _validate(CardsFile, _read_yaml(d / "cards.yaml"), "cards.yaml")
+    models = _validate(ModelsFile, _read_yaml(d / "models.yaml"), "models.yaml").models
+    precisions = _validate(PrecisionsFile, _read_yaml(d / "precisions.yaml"), "precisions.yaml")
+    shapes = _validate(ShapesFile, _read_yaml(d / "shapes.yaml"), "shapes.yaml").shapes
+    faq = _validate(FaqFile, _read_yaml(d / "faq.yaml"), "faq.yaml").topics
+    book = _validate(PriceBook, _read_yaml(d / "pricebook_hourly.yaml"), "pricebook_hourly.yaml")
+    books = {book.name: book}
+    messages = _load_messages(d)
+    _check_fleet(fleet, books)
+    _check_models(models)
+    for t in faq:
+        for lang in LANGS:
+            if lang not in t.keywords:
+                raise CatalogError("faq.yaml", t.id, f"keywords.{lang}", "missing language")
+        if f"faq.{t.id}.title" not in messages["en"]:
+            raise CatalogError("faq.yaml", t.id, "id", f"no message faq.{t.id}.title in messages")
+    cat = _build(d, fleet, models, precisions, shapes, faq, messages, books, "monthly")
+    return cat.with_price_book(price_book)
+
+
+def _build(
+    d: Path,
+    fleet: CardsFile,
+    models: list[ModelSpec],
+    precisions: PrecisionsFile,
+    shapes: list[Shape],
+    faq: list[FaqTopic],
+    messages: dict[str, dict[str, str]],
+    books: dict[str, PriceBook],
+    book: str,
+) -> Catalog:
+    card_alias = _unique(
+        [(c.name, c.name) for c in fleet.cards]
+        + [(a, c.name) for c in fleet.cards for a in c.aliases],
+        "cards.yaml",
+        "aliases",
+    )
+    prec_alias = _unique(
+        [(p.name, p.name) for p in precisions.precisions]
+        + [(a, p.name) for p in precisions.precisions for a in p.aliases],
+        "precisions.yaml",
+        "aliases",
+    )
+    kv_alias = _unique(
+        [(k.name, k.name) for k in precisions.kv_dtypes]
+        + [(a, k.name) for k in precisions.kv_dtypes for a in k.aliases],
+        "precisions.yaml",
+        "kv_dtypes.aliases",
+    )
+    _unique(
+        [(m.id, m.id) for m in models] + [(a, m.id) for m in models for a in m.aliases],
+        "models.yaml",
+        "aliases",
+    )
+    return Catalog(
+        data_dir=d,
+        fleet=fleet,
+        models=tuple(models),
+        precisions=tuple(precisions.precisions),
+        kv_dtypes=tuple(precisions.kv_dtypes),
+        shapes=tuple(shapes),
+        faq=tuple(faq),
+        messages=messages,
+        price_books=books,
+        price_book=book,
+        card_by_name={c.name: c for c in fleet.cards},
+        card_alias=card_alias,
+        model_by_id={m.id: m for m in models},
+        precision_by_name={p.name: p for p in precisions.precisions},
+        precision_alias=prec_alias,
+        kv_by_name={k.name: k for k in precisions.kv_dtypes},
+        kv_alias=kv_alias,
+    )

@@ -1,0 +1,160 @@
+"""Which card (or set of cards) to rent for a memory need: the rules of SIZING.md.
+
+1. The cheapest single card that holds the need; FP8 weights only on FP8 cards; cards rented
+   at least two at a time (B200) are never single.
+2. Only when no single card fits: the cheapest allowed multi-card set, discounted; sets are
+   card data (``set_sizes``, ``full_ft_sets``); inference sets use tensor parallelism, so the
+   card count must divide the attention-head count.
+3. Beyond one 8-card node: a cluster quote of N nodes, no price.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from engine.catalog import Catalog
+from engine.models import Card, Pick, Task
+from engine.sizing import cluster_nodes, decode_ceiling_tok_s
+
+TIGHT_SINGLE_GB = 5.0
+TIGHT_PER_CARD_GB = 2.0
+NODE_CARDS = 8
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What a set of cards must satisfy, beyond holding ``need_gb``."""
+
+    need_gb: float
+    task: Task
+    needs_fp8: bool
+    attention_heads: int | None
+    weights_read_gb: float | None  # bytes read per decoded token (active weights), GB
+
+
+def set_price(catalog: Catalog, card: Card, count: int) -> tuple[float, float, float]:
+    """(list price, discount %, price) for ``count`` cards a month."""
+    list_usd = card.monthly_usd * count
+    pct = catalog.discount_pct(count) if count > 1 else 0.0
+    return list_usd, pct, list_usd * (1 - pct / 100)
+
+
+def is_tight(headroom_gb: float, count: int) -> bool:
+    if count == 1:
+        return headroom_gb < TIGHT_SINGLE_GB
+    return headroom_gb / count < TIGHT_PER_CARD_GB
+
+
+def decode_for(card: Card, count: int, weights_read_gb: float | None) -> float | None:
+    """Ceiling for a set: tensor parallelism pools bandwidth (the link cost is a caveat)."""
+    if not weights_read_gb:
+        return None
+    return decode_ceiling_tok_s(card.bandwidth_gbps * count, weights_read_gb)
+
+
+def make_pick(
+    catalog: Catalog, card: Card, count: int, w: Workload, reason: str | None = None
+) -> Pick:
+    list_usd, pct, price = set_price(catalog, card, count)
+    headroom = card.vram_gb * count - w.need_gb
+    return Pick(
+        card=card.name,
+        count=count,
+        monthly_usd=price,
+        headroom_gb=headroom,
+        tight=is_tight(headroom, count),
+        list_usd=list_usd,
+        discount_pct=pct,
+        reason=reason,
+        decode_tok_s=decode_for(card, count, w.weights_read_gb),
+        hourly_usd=card.hourly_usd * count if card.hourly_usd is not None else None,
+    )
+
+
+def set_allowed(card: Card, count: int, w: Workload) -> str | None:
+    """Why ``count`` of ``card`` cannot serve the workload, or None when it can."""
+    if w.needs_fp8 and not card.fp8:
+        return "no_fp8"
+    if count == 1:
+        return "min_count" if card.min_count > 1 else None
+    if count not in card.set_sizes:
+        return "no_such_set"
+    if w.task == "full" and not card.full_ft_sets:
+        return "no_full_ft_sets"
+    if w.task == "inference" and w.attention_heads and w.attention_heads % count:
+        return "heads_not_divisible"
+    return None
+
+
+def configurations(catalog: Catalog, w: Workload) -> Iterable[tuple[Card, int]]:
+    for card in catalog.cards:
+        for count in (1, *card.set_sizes):
+            if set_allowed(card, count, w) is None:
+                yield card, count
+
+
+def _cheapest(picks: list[Pick]) -> Pick | None:
+    # Ties go to the faster card: same money, more tokens.
+    return min(picks, key=lambda p: (p.monthly_usd, -(p.decode_tok_s or 0)), default=None)
+
+
+def fitting(catalog: Catalog, w: Workload) -> list[Pick]:
+    """Every allowed configuration that holds the need, cheapest first."""
+    picks = [
+        make_pick(catalog, card, count, w)
+        for card, count in configurations(catalog, w)
+        if card.vram_gb * count >= w.need_gb
+    ]
+    return sorted(picks, key=lambda p: (p.monthly_usd, -(p.decode_tok_s or 0)))
+
+
+def recommend(catalog: Catalog, w: Workload) -> tuple[Pick | None, int | None]:
+    """(pick, None) or (None, cluster nodes) when even the largest node is too small."""
+    options = fitting(catalog, w)
+    single = _cheapest([p for p in options if p.count == 1])
+    if single is not None:
+        return single, None
+    multi = _cheapest(options)
+    if multi is not None:
+        return multi, None
+    node = catalog.card_by_name[catalog.fleet.cluster.card]
+    node_gb = node.vram_gb * catalog.fleet.cluster.cards_per_node
+    return None, cluster_nodes(w.need_gb, node_gb)
+
+
+def alternatives(catalog: Catalog, w: Workload, pick: Pick, limit: int = 2) -> list[Pick]:
+    """Up to two useful other options: a CUDA card when the pick is ROCm, and a faster one."""
+    options = [p for p in fitting(catalog, w) if (p.card, p.count) != (pick.card, pick.count)]
+    out: list[Pick] = []
+    picked = catalog.card_by_name[pick.card]
+    if picked.platform != "CUDA":
+        cuda = _cheapest([p for p in options if catalog.card_by_name[p.card].platform == "CUDA"])
+        if cuda is not None:
+            out.append(cuda.model_copy(update={"reason": "cuda"}))
+    if pick.decode_tok_s:
+        faster = [
+            p
+            for p in options
+            if p.decode_tok_s
+            and p.decode_tok_s >= pick.decode_tok_s * 1.5
+            and p.monthly_usd <= pick.monthly_usd * 2.5
+            and all((p.card, p.count) != (o.card, o.count) for o in out)
+        ]
+        best = _cheapest(faster)
+        if best is not None:
+            out.append(best.model_copy(update={"reason": "faster"}))
+    cheaper = _cheapest([p for p in options if p.monthly_usd < pick.monthly_usd and p.count > 1])
+    if cheaper is not None and len(out) < limit:
+        out.append(cheaper.model_copy(update={"reason": "cheaper_set"}))
+    if pick.tight and len(out) < limit:
+        roomy = _cheapest(
+            [
+                p
+                for p in options
+                if not p.tight and all((p.card, p.count) != (o.card, o.count) for o in out)
+            ]
+        )
+        if roomy is not None:
+            out.append(roomy.model_copy(update={"reason": "roomier"}))
+    return out[:limit]

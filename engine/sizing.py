@@ -1,0 +1,160 @@
+"""Memory arithmetic: weights, KV cache, overhead and training state, in exact decimal GB.
+
+Every constant here is a rule of the sizing guide (``SIZING.md``) and carries its name, so
+the arithmetic reads like the rule it implements.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.models import ModelRef, Task
+from engine.rounding import round_half_up
+
+GB = 1e9  # decimal gigabyte: params in billions x bytes per param = GB
+MB = 1e6
+OVERHEAD_GB = 2.0  # CUDA context, framework and allocator, per process
+KV_K_AND_V = 2  # the cache holds a key and a value vector
+
+# Full fine-tune with Adam, bytes per parameter.
+FULL_FT_BYTES = {
+    "weights": 2.0,  # BF16 weights
+    "gradients": 2.0,  # BF16 gradients
+    "master_weights": 4.0,  # FP32 master copy
+    "optimizer": 8.0,  # Adam first and second moments, FP32 each
+}
+FULL_FT_ACTIVATION_SHARE = 0.15  # activations and fragmentation, at the default sequence
+HF_FULL_FT_BYTES = 18.0  # the alternative accounting (6 + 8 + 4) some guides quote
+
+FT_SEQ_TOKENS = 2048
+FT_BATCH = 1
+LORA_BASE_BYTES = {"lora": 2.0, "qlora": 0.5}  # frozen base: BF16, or 4-bit for QLoRA
+LORA_BASE_PRECISION = {"lora": "bf16", "qlora": "int4"}
+ADAPTER_FRACTION = 0.005  # rank-16 adapters on the attention projections, ~0.5% of params
+ADAPTER_BYTES = 16.0  # adapter weights, gradients, master copy and Adam moments
+ACTIVATION_GB_PER_STEP = 2.0  # LoRA/QLoRA activation allowance: 2 GB per 20 layers...
+ACTIVATION_LAYERS_PER_STEP = 20  # ...rounded half-up, at sequence 2048 and batch 1
+
+QUICK_RULE_MARGIN = 1.2  # the rule-of-thumb page: params x bytes x 1.2
+QUICK_RULE_TIGHT_SHARE = 0.05  # within 5% of a card: short prompts only
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """Memory parts in GB; ``total`` is their sum."""
+
+    parts: dict[str, float]
+
+    @property
+    def total(self) -> float:
+        return sum(self.parts.values())
+
+    def as_dict(self) -> dict[str, float]:
+        return {**self.parts, "total": self.total}
+
+
+def weights_gb(params_b: float, bytes_per_param: float) -> float:
+    return params_b * bytes_per_param
+
+
+def kv_bytes_per_token(
+    model: ModelRef, kv_bytes: float, context_tokens: int | None = None
+) -> float:
+    """Bytes one token adds to the cache, averaged over the context for windowed layers.
+
+    MLA caches one compressed latent (plus the RoPE key) per layer; sliding-window layers stop
+    growing once the window is full, so their share depends on the context length.
+    """
+    if model.mla is not None:
+        return model.layers * (model.mla.kv_lora_rank + model.mla.qk_rope_head_dim) * kv_bytes
+    per_layer = KV_K_AND_V * model.kv_heads * model.head_dim * kv_bytes
+    if not model.sliding_layers or model.sliding_window is None or not context_tokens:
+        return model.layers * per_layer
+    full = model.layers - model.sliding_layers
+    cached = full * context_tokens + model.sliding_layers * min(
+        context_tokens, model.sliding_window
+    )
+    return per_layer * cached / context_tokens
+
+
+def kv_cache_gb(model: ModelRef, kv_bytes: float, context_tokens: int, batch: int) -> float:
+    return kv_bytes_per_token(model, kv_bytes, context_tokens) * context_tokens * batch / GB
+
+
+def inference(
+    model: ModelRef, bytes_per_param: float, kv_bytes: float, context_tokens: int, batch: int
+) -> Breakdown:
+    return Breakdown(
+        {
+            "weights": weights_gb(model.params_b, bytes_per_param),
+            "kv_cache": kv_cache_gb(model, kv_bytes, context_tokens, batch),
+            "overhead": OVERHEAD_GB,
+        }
+    )
+
+
+def activation_allowance_gb(layers: int, seq_tokens: int, batch: int) -> float:
+    """LoRA/QLoRA activations: the fitted allowance of SIZING.md, scaled by tokens per step."""
+    steps = round_half_up(layers / ACTIVATION_LAYERS_PER_STEP, 0)
+    return ACTIVATION_GB_PER_STEP * float(steps) * (seq_tokens * batch / FT_SEQ_TOKENS)
+
+
+def training(model: ModelRef, task: Task, seq_tokens: int, batch: int) -> Breakdown:
+    p = model.params_b
+    scale = seq_tokens * batch / FT_SEQ_TOKENS
+    if task == "full":
+        parts = {k: p * b for k, b in FULL_FT_BYTES.items()}
+        parts["activations"] = sum(parts.values()) * FULL_FT_ACTIVATION_SHARE * scale
+        return Breakdown(parts)
+    if task not in LORA_BASE_BYTES:
+        raise ValueError(f"not a training task: {task}")
+    return Breakdown(
+        {
+            "weights": p * LORA_BASE_BYTES[task],
+            "adapters": p * ADAPTER_FRACTION * ADAPTER_BYTES,
+            "activations": activation_allowance_gb(model.layers, seq_tokens, batch),
+            "overhead": OVERHEAD_GB,
+        }
+    )
+
+
+def full_ft_bytes_per_param() -> float:
+    return sum(FULL_FT_BYTES.values())
+
+
+def quick_rule_gb(params_b: float, bytes_per_param: float) -> float:
+    """The rule-of-thumb figure (params x bytes x 1.2), shown beside the exact one."""
+    return params_b * bytes_per_param * QUICK_RULE_MARGIN
+
+
+def decode_ceiling_tok_s(bandwidth_gbps: float, weights_read_gb: float) -> float:
+    """Single-stream decode reads every active weight once per token: a ceiling, not a benchmark."""
+    return bandwidth_gbps / weights_read_gb
+
+
+def cluster_nodes(need_gb: float, node_gb: float) -> int:
+    return math.ceil(need_gb / node_gb)
+
+
+def max_context_tokens(
+    model: ModelRef, free_gb: float, kv_bytes: float, batch: int, cap: int
+) -> int:
+    """Longest context whose cache fits ``free_gb`` (binary search: windows make it non-linear)."""
+    if free_gb <= 0:
+        return 0
+    lo, hi = 0, cap
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if kv_cache_gb(model, kv_bytes, mid, batch) <= free_gb:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def max_batch(model: ModelRef, free_gb: float, kv_bytes: float, context_tokens: int) -> int:
+    if free_gb <= 0:
+        return 0
+    per_seq = kv_cache_gb(model, kv_bytes, context_tokens, 1)
+    return int(free_gb // per_seq) if per_seq > 0 else 0
