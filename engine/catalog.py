@@ -251,16 +251,24 @@ def _check_messages(messages: dict[str, dict[str, str]]) -> None:
 
 
 def _load_messages(data_dir: Path) -> dict[str, dict[str, str]]:
+    """``messages/<lang>.yaml`` plus any ``messages/<part>.<lang>.yaml`` (one per adapter)."""
     out: dict[str, dict[str, str]] = {}
+    folder = data_dir / "messages"
     for lang in LANGS:
-        name = f"messages/{lang}.yaml"
-        raw = _read_yaml(data_dir / "messages" / f"{lang}.yaml")
-        if not isinstance(raw, dict):
-            raise CatalogError(name, None, None, "top level must be a mapping")
-        for key, value in raw.items():
-            if not isinstance(value, str):
-                raise CatalogError(name, str(key), None, "message must be a string")
-        out[lang] = {str(k): v for k, v in raw.items()}
+        table: dict[str, str] = {}
+        paths = [folder / f"{lang}.yaml", *sorted(folder.glob(f"*.{lang}.yaml"))]
+        for path in paths:
+            name = f"messages/{path.name}"
+            raw = _read_yaml(path)
+            if not isinstance(raw, dict):
+                raise CatalogError(name, None, None, "top level must be a mapping")
+            for key, value in raw.items():
+                if not isinstance(value, str):
+                    raise CatalogError(name, str(key), None, "message must be a string")
+                if str(key) in table:
+                    raise CatalogError(name, str(key), None, "message is defined twice")
+                table[str(key)] = value
+        out[lang] = table
     _check_messages(out)
     return out
 

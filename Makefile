@@ -1,0 +1,51 @@
+# Quick start: `make run` (the assistant in this terminal; `make run Q="70b int4 128k"` answers
+# once) and `make test` (the whole suite). Both create .venv on first use.
+PY ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+STAMP_TEST := $(VENV)/.installed-test
+
+.PHONY: run test lint check-data lock clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(STAMP): $(BIN)/python requirements.lock pyproject.toml
+	$(BIN)/pip install -q -r requirements.lock
+	$(BIN)/pip install -q --no-deps -e .
+	@touch $@
+
+$(STAMP_TEST): $(STAMP) requirements-test.lock
+	$(BIN)/pip install -q -r requirements-test.lock
+	@touch $@
+
+run: $(STAMP)
+ifdef Q
+	@$(BIN)/vram ask "$(Q)"
+else
+	@$(BIN)/vram chat
+endif
+
+test: $(STAMP_TEST)
+	$(BIN)/vram check-data
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/python -m pytest
+
+lint: $(STAMP_TEST)
+	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy
+
+check-data: $(STAMP)
+	$(BIN)/vram check-data
+
+# Regenerate the lock files after changing dependencies in pyproject.toml.
+lock: $(BIN)/python
+	$(BIN)/pip install -q uv
+	$(BIN)/uv pip compile pyproject.toml -q --python-version 3.11 -o requirements.lock
+	$(BIN)/uv pip compile pyproject.toml -q --python-version 3.11 --extra test -o requirements-test.lock
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

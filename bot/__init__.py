@@ -1,0 +1,1 @@
+"""Thin adapters around the engine: CLI, Telegram, Discord and the staff web desk."""

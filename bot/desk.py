@@ -1,0 +1,157 @@
+"""The one service every adapter calls: rate limit, follow-up memory, engine, metrics, log line.
+
+Adapters translate platform events into ``Desk.answer(...)`` and render the result; the
+per-user limit and the conversation memory live behind :class:`StateStore` so several
+processes can share them (in-process by default, Redis when configured).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Protocol
+
+from engine import Answer, Catalog, CatalogError, Context, ask, context_of, load_catalog
+from engine.conversation import Conversations
+from engine.models import Request
+
+from bot import metrics
+
+log = logging.getLogger("vramchat.desk")
+
+
+class StateStore(Protocol):
+    """Where follow-up context and rate-limit counters live."""
+
+    async def get_context(self, key: str) -> Context | None: ...
+
+    async def put_context(self, key: str, ctx: Context) -> None: ...
+
+    async def hit(self, user_key: str, limit: int, window_s: float) -> float:
+        """Count one question; return 0 if allowed, else seconds until the next is allowed."""
+        ...
+
+
+class MemoryStore:
+    """In-process store: nothing to install, state is lost on restart (by design)."""
+
+    def __init__(self, ttl_s: float = 1800.0, max_chats: int = 10_000) -> None:
+        self.conversations = Conversations(max_chats=max_chats, ttl_s=ttl_s)
+        self._hits: dict[str, list[float]] = {}
+
+    async def get_context(self, key: str) -> Context | None:
+        return self.conversations.get(key)
+
+    async def put_context(self, key: str, ctx: Context) -> None:
+        self.conversations.put(key, ctx)
+
+    async def hit(self, user_key: str, limit: int, window_s: float) -> float:
+        now = time.monotonic()
+        stamps = [s for s in self._hits.get(user_key, []) if now - s < window_s]
+        if len(stamps) >= limit:
+            self._hits[user_key] = stamps
+            return window_s - (now - stamps[0])
+        stamps.append(now)
+        self._hits[user_key] = stamps
+        if len(self._hits) > 100_000:  # forget idle users rather than grow without bound
+            self._hits = {k: v for k, v in self._hits.items() if v and now - v[-1] < window_s}
+        return 0.0
+
+
+def context_to_json(ctx: Context) -> str:
+    import json
+
+    return json.dumps({"request": ctx.request.model_dump(mode="json"), "pick": ctx.pick_card})
+
+
+def context_from_json(text: str) -> Context:
+    import json
+
+    raw = json.loads(text)
+    return Context(Request.model_validate(raw["request"]), raw.get("pick"))
+
+
+@dataclass(frozen=True)
+class Limited:
+    """The per-user limit refused a question; adapters answer politely with the wait."""
+
+    retry_after_s: float
+    lang: str
+
+
+class Desk:
+    """Holds the catalog (reloadable) and the shared state; answers questions."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        store: StateStore | None = None,
+        rate_per_minute: int = 20,
+        staff_ids: set[str] | None = None,
+    ) -> None:
+        self.catalog = catalog
+        self.store: StateStore = store or MemoryStore()
+        self.rate_per_minute = rate_per_minute
+        self.staff_ids = staff_ids or set()
+
+    def reload(self) -> str | None:
+        """Reload data; on a bad file keep serving the old catalog and return the reason."""
+        try:
+            fresh = load_catalog(self.catalog.data_dir, self.catalog.price_book)
+        except CatalogError as exc:
+            metrics.RELOADS.labels("refused").inc()
+            log.error("data reload refused, old data keeps serving: %s", exc)
+            return str(exc)
+        self.catalog = fresh
+        metrics.RELOADS.labels("ok").inc()
+        log.info("data reloaded from %s (prices as of %s)", fresh.data_dir, fresh.prices_as_of)
+        return None
+
+    async def answer(
+        self,
+        text: str,
+        *,
+        platform: str,
+        chat_key: str | None = None,
+        user_key: str | None = None,
+        locale: str | None = None,
+        lang: str | None = None,
+        previous: Context | None = None,
+        remember: bool = True,
+    ) -> Answer | Limited:
+        """Answer one question; ``previous`` overrides the chat's remembered context."""
+        rid = uuid.uuid4().hex[:8]
+        if user_key is not None:
+            wait = await self.store.hit(f"{platform}:{user_key}", self.rate_per_minute, 60.0)
+            if wait > 0:
+                metrics.RATE_LIMITED.labels(platform).inc()
+                log.info("rid=%s platform=%s rate_limited wait=%.1fs", rid, platform, wait)
+                return Limited(wait, lang or locale or "en")
+        key = f"{platform}:{chat_key}" if chat_key else None
+        prev = previous
+        if prev is None and key is not None:
+            prev = await self.store.get_context(key)
+        start = time.perf_counter()
+        answer = ask(text, lang, locale=locale, catalog=self.catalog, previous=prev)
+        elapsed = time.perf_counter() - start
+        ctx = context_of(answer)
+        if remember and key is not None and ctx is not None:
+            await self.store.put_context(key, ctx)
+        metrics.QUESTIONS.labels(platform, answer.kind, answer.lang).inc()
+        metrics.LATENCY.labels(platform).observe(elapsed)
+        log.info(
+            "rid=%s platform=%s kind=%s lang=%s latency_ms=%.2f",
+            rid, platform, answer.kind, answer.lang, elapsed * 1000,
+        )
+        return answer
+
+    def is_staff(self, platform: str, user_id: str | int) -> bool:
+        return f"{platform}:{user_id}" in self.staff_ids or str(user_id) in self.staff_ids
+
+
+def error_reference() -> str:
+    """A short id the user can quote; the log line carries the same id and the traceback."""
+    return uuid.uuid4().hex[:8]
+
