@@ -158,3 +158,18 @@ def alternatives(catalog: Catalog, w: Workload, pick: Pick, limit: int = 2) -> l
         if roomy is not None:
             out.append(roomy.model_copy(update={"reason": "roomier"}))
     return out[:limit]
+
+
+def tensor_parallel_counts(attention_heads: int, max_cards: int = NODE_CARDS) -> list[int]:
+    """Multi-card counts that split the attention heads evenly (vLLM refuses the others)."""
+    return [n for n in range(2, max_cards + 1) if attention_heads % n == 0]
+
+
+def min_tensor_parallel(need_gb: float, card_vram_gb: float, attention_heads: int) -> int | None:
+    """Fewest cards that hold ``need_gb`` and split the heads evenly (1 when one card holds it)."""
+    if card_vram_gb >= need_gb:
+        return 1
+    for n in tensor_parallel_counts(attention_heads):
+        if n * card_vram_gb >= need_gb:
+            return n
+    return None

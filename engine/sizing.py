@@ -158,3 +158,8 @@ def max_batch(model: ModelRef, free_gb: float, kv_bytes: float, context_tokens: 
         return 0
     per_seq = kv_cache_gb(model, kv_bytes, context_tokens, 1)
     return int(free_gb // per_seq) if per_seq > 0 else 0
+
+
+def quick_rule_tight(need_gb: float, vram_gb: float) -> bool:
+    """The rule of thumb's warning: within 5% of the card, only short prompts fit."""
+    return need_gb > vram_gb * (1 - QUICK_RULE_TIGHT_SHARE)
