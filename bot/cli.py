@@ -70,7 +70,8 @@ def cmd_models(args: argparse.Namespace) -> int:
     cat = _catalog(args.data_dir, args.price_book)
     needle = " ".join(args.search).lower()
     rows = [
-        m for m in cat.models
+        m
+        for m in cat.models
         if not needle or needle in m.name.lower() or any(needle in a.lower() for a in m.aliases)
     ]
     if args.format == "json":
@@ -126,7 +127,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="vram", description="How much VRAM, which card, what it costs.")
+    p = argparse.ArgumentParser(
+        prog="vram", description="How much VRAM, which card, what it costs."
+    )
     p.add_argument("--data-dir", default=None, help="folder with cards.yaml, models.yaml, ...")
     p.add_argument("--price-book", default="monthly", choices=["monthly", "hourly"])
     sub = p.add_subparsers(dest="command")

@@ -13,11 +13,10 @@ import uuid
 from dataclasses import dataclass
 from typing import Protocol
 
+from bot import metrics
 from engine import Answer, Catalog, CatalogError, Context, ask, context_of, load_catalog
 from engine.conversation import Conversations
 from engine.models import Request
-
-from bot import metrics
 
 log = logging.getLogger("vramchat.desk")
 
@@ -143,7 +142,11 @@ class Desk:
         metrics.LATENCY.labels(platform).observe(elapsed)
         log.info(
             "rid=%s platform=%s kind=%s lang=%s latency_ms=%.2f",
-            rid, platform, answer.kind, answer.lang, elapsed * 1000,
+            rid,
+            platform,
+            answer.kind,
+            answer.lang,
+            elapsed * 1000,
         )
         return answer
 
@@ -154,4 +157,3 @@ class Desk:
 def error_reference() -> str:
     """A short id the user can quote; the log line carries the same id and the traceback."""
     return uuid.uuid4().hex[:8]
-

@@ -13,11 +13,15 @@ QUESTIONS = Counter(
     registry=REGISTRY,
 )
 ERRORS = Counter(
-    "vramchat_errors_total", "Questions that failed with an unexpected error.", ["platform"],
+    "vramchat_errors_total",
+    "Questions that failed with an unexpected error.",
+    ["platform"],
     registry=REGISTRY,
 )
 RATE_LIMITED = Counter(
-    "vramchat_rate_limited_total", "Questions refused by the per-user rate limit.", ["platform"],
+    "vramchat_rate_limited_total",
+    "Questions refused by the per-user rate limit.",
+    ["platform"],
     registry=REGISTRY,
 )
 LATENCY = Histogram(

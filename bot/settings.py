@@ -86,7 +86,9 @@ class Settings(BaseSettings):
         self.telegram_token = _read_secret(
             self.telegram_token, self.telegram_token_file, "TELEGRAM_TOKEN"
         )
-        self.discord_token = _read_secret(self.discord_token, self.discord_token_file, "DISCORD_TOKEN")
+        self.discord_token = _read_secret(
+            self.discord_token, self.discord_token_file, "DISCORD_TOKEN"
+        )
         return self
 
     @property
@@ -119,7 +121,9 @@ class Settings(BaseSettings):
         if self.telegram_webhook_url and not (
             self.telegram_webhook_secret and self.telegram_webhook_secret.get_secret_value()
         ):
-            raise SettingsError("TELEGRAM_WEBHOOK_SECRET is required when TELEGRAM_WEBHOOK_URL is set.")
+            raise SettingsError(
+                "TELEGRAM_WEBHOOK_SECRET is required when TELEGRAM_WEBHOOK_URL is set."
+            )
         return token
 
     def require_discord(self) -> str:

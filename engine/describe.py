@@ -102,10 +102,7 @@ def memory_lines(b: _Builder, a: Answer) -> list[str]:
 
 
 def fit_line(b: _Builder, f: Fit) -> str:
-    if f.fits:
-        key = "fit.yes_tight" if f.tight else "fit.yes"
-    else:
-        key = "fit.no"
+    key = ("fit.yes_tight" if f.tight else "fit.yes") if f.fits else "fit.no"
     return b.t(
         key,
         card=f.card if f.count == 1 else f"{f.count}× {f.card}",

@@ -94,9 +94,9 @@ def _size_params(cat: Catalog, f: _Fmt, size: float) -> dict[str, Any]:
         out[f"{prec}_card"] = f.pick(_pick(cat, ref, need, "inference", prec))
     out["kv_gb"] = f.gb(inference(ref, 2, 2.0, 8192, 1).parts["kv_cache"])
     for task in ("qlora", "lora", "full"):
-        need = training(ref, task, 2048, 1).total  # type: ignore[arg-type]
+        need = training(ref, task, 2048, 1).total
         out[f"{task}_gb"] = f.gb(need)
-        out[f"{task}_card"] = f.pick(_pick(cat, ref, need, task, "bf16"))  # type: ignore[arg-type]
+        out[f"{task}_card"] = f.pick(_pick(cat, ref, need, task, "bf16"))
     return out
 
 

@@ -6,13 +6,12 @@ can carry the user's words (a model name that was not found, for instance).
 
 from __future__ import annotations
 
+from bot.render.markdown import format_markdown
+from bot.render.text import format_text
 from engine import Answer
 from engine.i18n import t
 
-from bot.render.markdown import format_markdown
-from bot.render.text import format_text
-
-__all__ = ["format_markdown", "format_text", "footer"]
+__all__ = ["footer", "format_markdown", "format_text"]
 
 
 def footer(answer: Answer, catalog) -> str:  # type: ignore[no-untyped-def]

@@ -44,5 +44,7 @@ def format_markdown(answer: Answer, catalog: Catalog, math: bool = False) -> str
         out.append("```")
     if answer.prices_as_of and answer.kind not in ("help", "clarify", "error", "faq"):
         out.append("")
-        out.append(f"_{escape_md(t(catalog, answer.lang, 'render.prices_as_of', date=answer.prices_as_of))}_")
+        out.append(
+            f"_{escape_md(t(catalog, answer.lang, 'render.prices_as_of', date=answer.prices_as_of))}_"
+        )
     return "\n".join(out).strip()

@@ -30,7 +30,12 @@ def test_ask_json_70b_int4_128k() -> None:
     assert round(data["memory_gb"]["total"], 2) == 79.95
     assert data["memory_gb"]["total"] == pytest.approx(70 * 0.5 + 327_680 * 131_072 / 1e9 + 2)
     rec = data["recommendation"]
-    assert (rec["card"], rec["count"], rec["monthly_usd"], rec["tight"]) == ("A100 SXM", 1, 990, True)
+    assert (rec["card"], rec["count"], rec["monthly_usd"], rec["tight"]) == (
+        "A100 SXM",
+        1,
+        990,
+        True,
+    )
     assert data["request"]["precision"] == "int4"
     assert data["request"]["context_tokens"] == 131072
     assert data["request"]["model"]["assumed"] is True and data["request"]["model"]["name"] is None

@@ -77,12 +77,18 @@ def test_negative_price(data: Path) -> None:
 
 def test_duplicate_alias(data: Path) -> None:
     edit_yaml(data / "cards.yaml", lambda d: d["cards"][1]["aliases"].append("h100"))
-    assert refused(data) == "cards.yaml, entry H100 SXM, field aliases: alias 'h100' is also used by B200"
+    assert (
+        refused(data)
+        == "cards.yaml, entry H100 SXM, field aliases: alias 'h100' is also used by B200"
+    )
 
 
 def test_inconsistent_model(data: Path) -> None:
     edit_yaml(data / "models.yaml", lambda d: d["models"][0].update(kv_heads=7))
-    assert refused(data) == "models.yaml, entry llama-2-7b, field kv_heads: must divide attention_heads"
+    assert (
+        refused(data)
+        == "models.yaml, entry llama-2-7b, field kv_heads: must divide attention_heads"
+    )
 
 
 def test_set_size_without_discount(data: Path) -> None:

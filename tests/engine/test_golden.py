@@ -21,7 +21,6 @@ from engine.models import ModelRef
 from engine.recommend import min_tensor_parallel, set_price, tensor_parallel_counts
 from engine.rounding import round_half_up
 from engine.sizing import (
-    ACTIVATION_GB_PER_STEP,
     ADAPTER_BYTES,
     ADAPTER_FRACTION,
     FT_BATCH,
@@ -131,7 +130,9 @@ def constant(cat: Catalog, name: str) -> Any:
         "mi300x_free_cards": cat.card_by_name["MI300X"].stock_free,
         "hours_per_month": prov.hours_per_month,
         "min_term_days": prov.min_term_days,
-        "a5000_week_usd_derived": a5000.monthly_usd * prov.min_term_days * 24
+        "a5000_week_usd_derived": a5000.monthly_usd
+        * prov.min_term_days
+        * 24
         / prov.hours_per_month,
         "regions": [r.id for r in prov.regions],
         "deploy_seconds": prov.deploy_seconds,
@@ -165,7 +166,9 @@ def frac(v: Any) -> Fraction:
     return Fraction(str(v)) if not isinstance(v, str) else Fraction(v)
 
 
-def compute(case: dict[str, Any], cat: Catalog, cells: dict[tuple[str, str], Any]) -> dict[str, Any]:
+def compute(
+    case: dict[str, Any], cat: Catalog, cells: dict[tuple[str, str], Any]
+) -> dict[str, Any]:
     """What the engine says for this case, under the expected keys."""
     kind, inp = case["kind"], case["inputs"]
     if kind == "bytes_per_param":
@@ -200,7 +203,11 @@ def compute(case: dict[str, Any], cat: Catalog, cells: dict[tuple[str, str], Any
             "monthly_usd": pick.monthly_usd,
         }
     if kind == "weights":
-        return {"weights_gb": weights_gb(inp["params_b"], cat.precision_by_name[inp["precision"]].bytes_per_param)}
+        return {
+            "weights_gb": weights_gb(
+                inp["params_b"], cat.precision_by_name[inp["precision"]].bytes_per_param
+            )
+        }
     if kind in ("kv_cache", "inference_total"):
         ref = ref_from(inp)
         bpp = cat.precision_by_name[inp["precision"]].bytes_per_param
@@ -273,7 +280,9 @@ def compute(case: dict[str, Any], cat: Catalog, cells: dict[tuple[str, str], Any
     if kind == "overview_count_cells":
         return {
             "cells": sum(
-                1 for a in cells.values() if a.recommendation and a.recommendation.card == inp["card"]
+                1
+                for a in cells.values()
+                if a.recommendation and a.recommendation.card == inp["card"]
             )
         }
     if kind == "fp8_support":
@@ -295,7 +304,11 @@ def compute(case: dict[str, Any], cat: Catalog, cells: dict[tuple[str, str], Any
             "bandwidth_tbps": c.bandwidth_gbps * inp["count"] / 1000,
         }
     if kind == "decode_ceiling":
-        return {"tokens_per_s": decode_ceiling_tok_s(cat.card_by_name[inp["card"]].bandwidth_gbps, inp["weights_gb"])}
+        return {
+            "tokens_per_s": decode_ceiling_tok_s(
+                cat.card_by_name[inp["card"]].bandwidth_gbps, inp["weights_gb"]
+            )
+        }
     if kind == "pct_cheaper" or kind == "thai_saving":
         return {"pct": (1 - inp["cheap"] / inp["dear"]) * 100}
     if kind == "gib_shrink":
@@ -310,7 +323,11 @@ def compute(case: dict[str, Any], cat: Catalog, cells: dict[tuple[str, str], Any
         vrams = {name: cat.card(name).vram_gb for name in inp["cards"]}  # type: ignore[union-attr]
         assert vrams == {k: float(v) for k, v in inp["cards"].items()}
         fitting = sorted((v, k) for k, v in vrams.items() if v >= need)
-        out = {"weights_gb": weights_gb(inp["params_b"], bpp), "vram_gb": need, "card": fitting[0][1]}
+        out = {
+            "weights_gb": weights_gb(inp["params_b"], bpp),
+            "vram_gb": need,
+            "card": fitting[0][1],
+        }
         if "card_vram_gb" in inp:
             out["tight"] = quick_rule_tight(need, inp["card_vram_gb"])
         return out
@@ -328,7 +345,11 @@ def compute(case: dict[str, Any], cat: Catalog, cells: dict[tuple[str, str], Any
         count = min_tensor_parallel(total, h200.vram_gb, inp.get("attention_heads", 64))
         return {"total_gb": total, "h200_count": count}
     if kind == "thai_full_ft_bytes":
-        return {"bytes_per_param": HF_FULL_FT_BYTES if inp["source"] == "HuggingFace" else full_ft_bytes_per_param()}
+        return {
+            "bytes_per_param": HF_FULL_FT_BYTES
+            if inp["source"] == "HuggingFace"
+            else full_ft_bytes_per_param()
+        }
     if kind == "thai_qlora":
         per = inp["gpu_gb"] / inp["model_b"]
         return {"gb_per_b": per, "gb_per_b_rounded": math.ceil(per / 0.05) * 0.05}
@@ -348,7 +369,7 @@ def compute(case: dict[str, Any], cat: Catalog, cells: dict[tuple[str, str], Any
 
 def matches(case: dict[str, Any], key: str, got: Any, want: Any) -> bool:
     decimals = case.get("decimals", {}).get(key)
-    if isinstance(want, bool) or isinstance(want, str) or isinstance(want, list):
+    if isinstance(want, (bool, str, list)):
         if isinstance(want, list) and want and isinstance(want[0], (int, float)):
             return [float(x) for x in got] == [float(x) for x in want]
         if isinstance(want, list) and want and isinstance(want[0], list):
@@ -380,4 +401,6 @@ def test_golden_case(case: dict[str, Any], cat: Catalog, cells: dict[tuple[str, 
     if case["status"] == "inconsistent":
         for key, printed in case["expected"].items():
             if key in want:
-                assert not matches(case, key, got[key], printed), f"{case['id']}: misprint reproduced"
+                assert not matches(case, key, got[key], printed), (
+                    f"{case['id']}: misprint reproduced"
+                )
