@@ -248,6 +248,8 @@ class _Builder:
             return self.help()
         if q.wants_cards and not q.has_subject:
             return self.cards()
+        if q.wants_card_info and not q.has_subject and len(q.cards) == 1 and not q.followup:
+            return self.card(q.cards[0].name)  # "card h100" asks about the card itself
         merged = self.merge_followup()
         if merged is None:
             if q.faq_topic is not None and not q.budget_usd:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import string
 from typing import Any
 
 from engine.catalog import Catalog
@@ -18,7 +17,7 @@ def t(catalog: Catalog, lang: str, key: str, **params: Any) -> str:
     """The message in ``lang`` (English if the key is unknown there), placeholders filled."""
     table = catalog.messages.get(lang) or catalog.messages["en"]
     text = table.get(key) or catalog.messages["en"].get(key) or key
-    return string.Formatter().vformat(text, (), _Params(params))
+    return text.format_map(_Params(params))
 
 
 def pick_lang(value: str | None) -> Lang | None:
