@@ -111,6 +111,8 @@ class Catalog:
                 update={
                     "monthly_usd": book.hourly_usd[c.name] * hours,
                     "hourly_usd": book.hourly_usd[c.name],
+                    "min_count": book.min_count.get(c.name, c.min_count),
+                    "caveats": book.caveats.get(c.name, c.caveats),
                 }
             )
             for c in self.fleet.cards

@@ -96,6 +96,8 @@ class PriceBook(_Data):
     provider: str
     prices_as_of: str
     hourly_usd: dict[str, float]
+    min_count: dict[str, int] = {}
+    caveats: dict[str, list[str]] = {}
     market_low_hourly_usd: dict[str, float] = {}
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.catalog import Catalog
 from engine.models import Card, Pick, Task
@@ -58,7 +59,8 @@ def make_pick(
 ) -> Pick:
     list_usd, pct, price = set_price(catalog, card, count)
     headroom = card.vram_gb * count - w.need_gb
-    return Pick(
+    # Trusted numbers computed here: skip validation, this runs for every configuration.
+    return Pick.model_construct(
         card=card.name,
         count=count,
         monthly_usd=price,
@@ -94,70 +96,76 @@ def configurations(catalog: Catalog, w: Workload) -> Iterable[tuple[Card, int]]:
                 yield card, count
 
 
-def _cheapest(picks: list[Pick]) -> Pick | None:
-    # Ties go to the faster card: same money, more tokens.
-    return min(picks, key=lambda p: (p.monthly_usd, -(p.decode_tok_s or 0)), default=None)
+class _Option(NamedTuple):
+    """A configuration that holds the need; cheap to build, turned into a Pick when shown."""
+
+    price: float
+    neg_decode: float  # ties on price go to the faster card
+    count: int
+    card: Card
+
+
+def _options(catalog: Catalog, w: Workload) -> list[_Option]:
+    out = []
+    for card, count in configurations(catalog, w):
+        if card.vram_gb * count >= w.need_gb:
+            price = card.monthly_usd * count * (1 - catalog.discount_pct(count) / 100)
+            decode = decode_for(card, count, w.weights_read_gb) or 0.0
+            out.append(_Option(price, -decode, count, card))
+    out.sort(key=lambda o: (o.price, o.neg_decode))
+    return out
 
 
 def fitting(catalog: Catalog, w: Workload) -> list[Pick]:
     """Every allowed configuration that holds the need, cheapest first."""
-    picks = [
-        make_pick(catalog, card, count, w)
-        for card, count in configurations(catalog, w)
-        if card.vram_gb * count >= w.need_gb
-    ]
-    return sorted(picks, key=lambda p: (p.monthly_usd, -(p.decode_tok_s or 0)))
+    return [make_pick(catalog, o.card, o.count, w) for o in _options(catalog, w)]
+
+
+def _cheapest(picks: list[Pick]) -> Pick | None:
+    return min(picks, key=lambda p: (p.monthly_usd, -(p.decode_tok_s or 0)), default=None)
 
 
 def recommend(catalog: Catalog, w: Workload) -> tuple[Pick | None, int | None]:
     """(pick, None) or (None, cluster nodes) when even the largest node is too small."""
-    options = fitting(catalog, w)
-    single = _cheapest([p for p in options if p.count == 1])
-    if single is not None:
-        return single, None
-    multi = _cheapest(options)
-    if multi is not None:
-        return multi, None
+    options = _options(catalog, w)
+    best = next((o for o in options if o.count == 1), options[0] if options else None)
+    if best is not None:
+        return make_pick(catalog, best.card, best.count, w), None
     node = catalog.card_by_name[catalog.fleet.cluster.card]
     node_gb = node.vram_gb * catalog.fleet.cluster.cards_per_node
     return None, cluster_nodes(w.need_gb, node_gb)
 
 
 def alternatives(catalog: Catalog, w: Workload, pick: Pick, limit: int = 2) -> list[Pick]:
-    """Up to two useful other options: a CUDA card when the pick is ROCm, and a faster one."""
-    options = [p for p in fitting(catalog, w) if (p.card, p.count) != (pick.card, pick.count)]
-    out: list[Pick] = []
-    picked = catalog.card_by_name[pick.card]
-    if picked.platform != "CUDA":
-        cuda = _cheapest([p for p in options if catalog.card_by_name[p.card].platform == "CUDA"])
-        if cuda is not None:
-            out.append(cuda.model_copy(update={"reason": "cuda"}))
+    """Up to two useful other options: a CUDA card when the pick is ROCm, a faster card at a
+    modest premium, a cheaper multi-card set, or more room when the pick is tight."""
+    options = [o for o in _options(catalog, w) if (o.card.name, o.count) != (pick.card, pick.count)]
+    chosen: list[tuple[_Option, str]] = []
+
+    def take(candidates: Iterable[_Option], reason: str) -> None:
+        taken = {(o.card.name, o.count) for o, _ in chosen}
+        for o in candidates:  # options are sorted cheapest first
+            if (o.card.name, o.count) not in taken and len(chosen) < limit:
+                chosen.append((o, reason))
+                return
+
+    if catalog.card_by_name[pick.card].platform != "CUDA":
+        take((o for o in options if o.card.platform == "CUDA"), "cuda")
     if pick.decode_tok_s:
-        faster = [
-            p
-            for p in options
-            if p.decode_tok_s
-            and p.decode_tok_s >= pick.decode_tok_s * 1.5
-            and p.monthly_usd <= pick.monthly_usd * 2.5
-            and all((p.card, p.count) != (o.card, o.count) for o in out)
-        ]
-        best = _cheapest(faster)
-        if best is not None:
-            out.append(best.model_copy(update={"reason": "faster"}))
-    cheaper = _cheapest([p for p in options if p.monthly_usd < pick.monthly_usd and p.count > 1])
-    if cheaper is not None and len(out) < limit:
-        out.append(cheaper.model_copy(update={"reason": "cheaper_set"}))
-    if pick.tight and len(out) < limit:
-        roomy = _cheapest(
-            [
-                p
-                for p in options
-                if not p.tight and all((p.card, p.count) != (o.card, o.count) for o in out)
-            ]
+        floor = pick.decode_tok_s * 1.5
+        take(
+            (o for o in options if -o.neg_decode >= floor and o.price <= pick.monthly_usd * 2.5),
+            "faster",
         )
-        if roomy is not None:
-            out.append(roomy.model_copy(update={"reason": "roomier"}))
-    return out[:limit]
+    take((o for o in options if o.price < pick.monthly_usd and o.count > 1), "cheaper_set")
+    if pick.tight:
+        headroom_ok = (
+            o
+            for o in options
+            if not is_tight(o.card.vram_gb * o.count - w.need_gb, o.count)
+        )
+        take(headroom_ok, "roomier")
+    return [make_pick(catalog, o.card, o.count, w, reason) for o, reason in chosen]
 
 
 def tensor_parallel_counts(attention_heads: int, max_cards: int = NODE_CARDS) -> list[int]:

@@ -1,0 +1,244 @@
+"""Autocomplete: typed prefix -> model or card completions, fuzzy and fast.
+
+Chat platforms ask for suggestions on every keystroke and give the bot about three seconds,
+so this module answers from a per-catalog cached index in well under a millisecond and never
+raises: a suggestion that fails is simply not shown. The words a person typed around the
+model name ("how much for lama 70b int4 128k") are kept, and only the model part is replaced
+by the catalog name, so picking a completion keeps the rest of the question.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from rapidfuzz import fuzz, process
+
+from engine.catalog import Catalog, norm
+from engine.models import ModelSpec
+from engine.parse import _STOP, model_key
+
+__all__ = ["MAX_CHOICE_CHARS", "suggest_cards", "suggest_models"]
+
+log = logging.getLogger("vramchat.suggest")
+
+MAX_CHOICE_CHARS = 100  # Discord's limit for a choice's name and value; Telegram's is larger
+MAX_PREFIX_CHARS = 200  # nobody autocompletes an essay; longer input is cut before matching
+SCORE_CUTOFF = 60.0  # mean per-token similarity a model needs to be suggested at all
+TOKEN_CUTOFF = 60.0  # "lama" ~ "llama" (89) passes; unrelated words do not
+PREFIX_SCORE = 95.0  # "qw" is on its way to "qwen": almost as good as typing it out
+PREFIX_BONUS = 12.0  # cards: "rtx" lists the RTX cards first
+EXTRA_TOKEN_WEIGHT = 0.15  # "llama 70b" prefers "Llama 3.1 70B" to "R1 Distill Llama 70B"
+MAX_QUERY_TOKENS = 6  # model-name tokens scored
+MAX_PREFIX_TOKENS = 40  # tokens looked at in all
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_CONTEXT_TOKEN = re.compile(r"^\d+(?:[.,]\d+)?[km]$")
+_NUMBER = re.compile(r"^\d+(?:[.,]\d+)?$")
+# Words that qualify a request rather than name a model (precisions come from the catalog).
+_MODIFIER_WORDS = _words(
+    "ctx context kontekst batch bs partia users user tokens token bit bits kv cache lora qlora "
+    "inference serve serving train training finetune fine-tune ft x on"
+)
+# A bare number right after these is their value, not part of a model name.
+_TAKES_NUMBER = _words("ctx context kontekst batch bs partia x on")
+# A bare number right before these is their value ("8 users", "4 bit").
+_NUMBER_BEFORE = _words("users user tokens token bit bits")
+
+
+@dataclass(frozen=True)
+class _Index:
+    """Model keys as token ids, plus the inverted lists that make scoring cheap."""
+
+    vocab: tuple[str, ...]
+    vocab_ids: dict[str, int]
+    postings: tuple[tuple[int, ...], ...]  # token id -> keys containing it
+    key_lengths: tuple[int, ...]  # tokens per key
+    owners: tuple[int, ...]  # key -> model position
+    models: tuple[ModelSpec, ...]
+    newest_rank: tuple[int, ...]  # model position -> 0 for the newest release
+
+
+@lru_cache(maxsize=8)
+def _index(catalog: Catalog) -> _Index:
+    """Cached per catalog object (hashed by identity), so a reload builds a fresh index."""
+    models = tuple(catalog.models)
+    vocab: dict[str, int] = {}
+    postings: list[list[int]] = []
+    lengths: list[int] = []
+    owners: list[int] = []
+    for i, m in enumerate(models):
+        seen: set[str] = set()
+        for name in (m.name, m.id, m.hf_repo.split("/")[-1], *m.aliases):
+            key = model_key(name)
+            if not key or key in seen:
+                continue
+            seen.add(key)
+            tokens = dict.fromkeys(key.split())
+            for tok in tokens:
+                if tok not in vocab:
+                    vocab[tok] = len(vocab)
+                    postings.append([])
+                postings[vocab[tok]].append(len(owners))
+            lengths.append(len(tokens))
+            owners.append(i)
+    order = sorted(range(len(models)), key=lambda i: models[i].released, reverse=True)
+    rank = [0] * len(models)
+    for pos, i in enumerate(order):
+        rank[i] = pos
+    return _Index(
+        vocab=tuple(vocab),
+        vocab_ids=vocab,
+        postings=tuple(tuple(p) for p in postings),
+        key_lengths=tuple(lengths),
+        owners=tuple(owners),
+        models=models,
+        newest_rank=tuple(rank),
+    )
+
+
+@lru_cache(maxsize=8)
+def _card_index(catalog: Catalog) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    keys: list[str] = []
+    owners: list[str] = []
+    for card in catalog.cards:
+        for name in {card.name, *card.aliases}:
+            keys.append(norm(name))
+            owners.append(card.name)
+    return tuple(keys), tuple(owners)
+
+
+def _is_modifier(tokens: list[str], i: int, catalog: Catalog) -> bool:
+    tok = tokens[i]
+    low = tok.lower()
+    if low in _MODIFIER_WORDS or low in _STOP:
+        return True
+    if norm(low) in catalog.precision_alias or norm(low) in catalog.kv_alias:
+        return True
+    if _CONTEXT_TOKEN.match(low) or catalog.card(low) is not None:
+        return True
+    if _NUMBER.match(low):
+        before = tokens[i - 1].lower() if i > 0 else ""
+        after = tokens[i + 1].lower() if i + 1 < len(tokens) else ""
+        return before in _TAKES_NUMBER or after in _NUMBER_BEFORE
+    return False
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MAX_CHOICE_CHARS else text[: MAX_CHOICE_CHARS - 1].rstrip() + "…"
+
+
+def _token_scores(index: _Index, token: str, typing: bool) -> dict[int, float]:
+    """Vocabulary tokens like ``token``: typo-tolerant for words, exact for numbers, and a
+    prefix match for the token still being typed (the last one)."""
+    out: dict[int, float] = {}
+    if not re.search(r"\d", token):
+        for _, score, vid in process.extract(
+            token, index.vocab, scorer=fuzz.ratio, limit=None, score_cutoff=TOKEN_CUTOFF
+        ):
+            out[vid] = float(score)
+    if typing:
+        for vid, word in enumerate(index.vocab):
+            if word.startswith(token):
+                out[vid] = max(out.get(vid, 0.0), PREFIX_SCORE)
+    exact = index.vocab_ids.get(token)
+    if exact is not None:
+        out[exact] = 100.0
+    return out
+
+
+def _rank_models(catalog: Catalog, words: list[str], limit: int) -> list[ModelSpec]:
+    """Each typed token scores against its best token in a key; keys with fewer extra
+    tokens win ties, then newer releases."""
+    index = _index(catalog)
+    query = model_key(" ".join(words)).split()[:MAX_QUERY_TOKENS]
+    if not query:
+        return []
+    totals: dict[int, float] = {}
+    for token in query:
+        best: dict[int, float] = {}
+        for vid, score in _token_scores(index, token, typing=token is query[-1]).items():
+            for key in index.postings[vid]:
+                if score > best.get(key, 0.0):
+                    best[key] = score
+        for key, score in best.items():
+            totals[key] = totals.get(key, 0.0) + score
+    per_model: dict[int, float] = {}
+    n = len(query)
+    for key, total in totals.items():
+        fill = min(1.0, n / index.key_lengths[key])
+        score = total / n * (1 - EXTRA_TOKEN_WEIGHT + EXTRA_TOKEN_WEIGHT * fill)
+        owner = index.owners[key]
+        if score >= SCORE_CUTOFF and score > per_model.get(owner, 0.0):
+            per_model[owner] = score
+    ordered = sorted(per_model, key=lambda o: (-round(per_model[o], 6), index.newest_rank[o]))
+    return [index.models[o] for o in ordered[:limit]]
+
+
+def suggest_models(catalog: Catalog, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
+    """Completions ``(name, value)`` for a typed question; the model part becomes its full name.
+
+    Empty input lists the newest models. At most ``limit`` entries, each at most 100 characters.
+    """
+    try:
+        return _suggest_models(catalog, prefix or "", max(0, limit))
+    except Exception:  # autocomplete must never break typing
+        log.exception("model suggestions failed for a %d-character prefix", len(prefix or ""))
+        return []
+
+
+def _suggest_models(catalog: Catalog, prefix: str, limit: int) -> list[tuple[str, str]]:
+    if limit == 0:
+        return []
+    tokens = prefix[:MAX_PREFIX_CHARS].split()[:MAX_PREFIX_TOKENS]
+    index = _index(catalog)
+    if not tokens:
+        newest = sorted(range(len(index.models)), key=lambda i: index.newest_rank[i])
+        names = [_clip(index.models[i].name) for i in newest[:limit]]
+        return [(n, n) for n in names]
+    is_mod = [_is_modifier(tokens, i, catalog) for i in range(len(tokens))]
+    model_words = [t for t, mod in zip(tokens, is_mod, strict=True) if not mod]
+    if not model_words:
+        return []
+    first = is_mod.index(False)
+    before = tokens[:first]
+    after = [t for t, mod in zip(tokens[first:], is_mod[first:], strict=True) if mod]
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for m in _rank_models(catalog, model_words, limit):
+        text = _clip(" ".join([*before, m.name, *after]))
+        if text not in seen:
+            seen.add(text)
+            out.append((text, text))
+    return out
+
+
+def suggest_cards(catalog: Catalog, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
+    """Card names ``(name, value)`` matching a typed prefix or alias; empty input lists all."""
+    try:
+        return _suggest_cards(catalog, prefix or "", max(0, limit))
+    except Exception:  # autocomplete must never break typing
+        log.exception("card suggestions failed for a %d-character prefix", len(prefix or ""))
+        return []
+
+
+def _suggest_cards(catalog: Catalog, prefix: str, limit: int) -> list[tuple[str, str]]:
+    query = norm(prefix[:MAX_PREFIX_CHARS])
+    if not query:
+        return [(c.name, c.name) for c in catalog.cards[:limit]]
+    keys, owners = _card_index(catalog)
+    best: dict[str, float] = {}
+    for key, score, i in process.extract(
+        query, keys, scorer=fuzz.WRatio, limit=None, score_cutoff=SCORE_CUTOFF
+    ):
+        s = float(score) + (PREFIX_BONUS if key.startswith(query) else 0.0)
+        best[owners[i]] = max(best.get(owners[i], -1.0), s)
+    order = {c.name: pos for pos, c in enumerate(catalog.cards)}
+    ranked = sorted(best, key=lambda n: (-best[n], order[n]))
+    return [(n, n) for n in ranked[:limit]]
