@@ -20,7 +20,13 @@ from engine.catalog import Catalog, norm
 from engine.models import ModelSpec
 from engine.parse import _STOP, model_key
 
-__all__ = ["MAX_CHOICE_CHARS", "suggest_cards", "suggest_models"]
+__all__ = [
+    "MAX_CHOICE_CHARS",
+    "compose_question",
+    "replace_model",
+    "suggest_cards",
+    "suggest_models",
+]
 
 log = logging.getLogger("vramchat.suggest")
 
@@ -48,6 +54,11 @@ _MODIFIER_WORDS = _words(
 )
 # A bare number right after these is their value, not part of a model name.
 _TAKES_NUMBER = _words("ctx context kontekst batch bs partia x on")
+_KV_WORDS = _words("kv cache kv-cache")
+_CONTEXT_WORDS = _words("ctx context kontekst")
+_TOKEN_WORDS = _words("tokens token tok")
+_BATCH_WORDS = _words("batch bs partia")
+_USER_WORDS = _words("users user concurrent")
 # A bare number right before these is their value ("8 users", "4 bit").
 _NUMBER_BEFORE = _words("users user tokens token bit bits")
 
@@ -193,6 +204,17 @@ def suggest_models(catalog: Catalog, prefix: str, limit: int = 25) -> list[tuple
         return []
 
 
+def _split(catalog: Catalog, tokens: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """(words before the model name, the model-name words, the other words after it)."""
+    is_mod = [_is_modifier(tokens, i, catalog) for i in range(len(tokens))]
+    if all(is_mod):
+        return tokens, [], []
+    first = is_mod.index(False)
+    model = [t for t, mod in zip(tokens, is_mod, strict=True) if not mod]
+    after = [t for t, mod in zip(tokens[first:], is_mod[first:], strict=True) if mod]
+    return tokens[:first], model, after
+
+
 def _suggest_models(catalog: Catalog, prefix: str, limit: int) -> list[tuple[str, str]]:
     if limit == 0:
         return []
@@ -202,13 +224,9 @@ def _suggest_models(catalog: Catalog, prefix: str, limit: int) -> list[tuple[str
         newest = sorted(range(len(index.models)), key=lambda i: index.newest_rank[i])
         names = [_clip(index.models[i].name) for i in newest[:limit]]
         return [(n, n) for n in names]
-    is_mod = [_is_modifier(tokens, i, catalog) for i in range(len(tokens))]
-    model_words = [t for t, mod in zip(tokens, is_mod, strict=True) if not mod]
+    before, model_words, after = _split(catalog, tokens)
     if not model_words:
         return []
-    first = is_mod.index(False)
-    before = tokens[:first]
-    after = [t for t, mod in zip(tokens[first:], is_mod[first:], strict=True) if mod]
     out: list[tuple[str, str]] = []
     seen: set[str] = set()
     for m in _rank_models(catalog, model_words, limit):
@@ -217,6 +235,65 @@ def _suggest_models(catalog: Catalog, prefix: str, limit: int) -> list[tuple[str
             seen.add(text)
             out.append((text, text))
     return out
+
+
+def replace_model(catalog: Catalog, text: str, name: str) -> str:
+    """The question with its model words replaced by ``name``, the rest kept.
+
+    For a "which model did you mean?" menu: "llama 3.1 int4 128k" + "Llama 3.1 70B" gives
+    "Llama 3.1 70B int4 128k" (appending the name would repeat the vague words).
+    """
+    try:
+        tokens = text.split()
+        before, model_words, after = _split(catalog, tokens)
+        if not model_words:
+            return " ".join([name, *tokens])
+        return " ".join([*before, name, *after])
+    except Exception:  # a menu pick must still ask something sensible
+        log.exception("replace_model failed; asking for the picked name alone")
+        return name
+
+
+def compose_question(
+    catalog: Catalog,
+    text: str,
+    *,
+    precision: str | None = None,
+    context: str | None = None,
+    batch: int | None = None,
+) -> str:
+    """Free text plus values picked in a form (slash-command options) as one question.
+
+    Words in the text that an option replaces are dropped and the option is appended, so the
+    option wins and the parser never sees two precisions or two contexts.
+    """
+    tokens = text.split()
+    drop: set[int] = set()
+    for i, tok in enumerate(tokens):
+        low = tok.lower()
+        prev = tokens[i - 1].lower() if i > 0 else ""
+        nxt = tokens[i + 1].lower() if i + 1 < len(tokens) else ""
+        kv = prev in _KV_WORDS or nxt in _KV_WORDS
+        if precision and not kv and norm(low) in catalog.precision_alias:
+            drop.add(i)
+        if context and (
+            _CONTEXT_TOKEN.match(low) or (low in _CONTEXT_WORDS and _NUMBER.match(nxt))
+        ):
+            drop.update({i, i + 1} if low in _CONTEXT_WORDS else {i})
+        if context and _NUMBER.match(low) and nxt in _TOKEN_WORDS:
+            drop.update({i, i + 1})
+        if batch and low in _BATCH_WORDS and _NUMBER.match(nxt):
+            drop.update({i, i + 1})
+        if batch and _NUMBER.match(low) and nxt in _USER_WORDS:
+            drop.update({i, i + 1})
+    kept = [tok for i, tok in enumerate(tokens) if i not in drop]
+    if precision:
+        kept.append(precision)
+    if context:
+        kept += ["ctx", context.strip()]
+    if batch:
+        kept += ["batch", str(batch)]
+    return " ".join(kept)
 
 
 def suggest_cards(catalog: Catalog, prefix: str, limit: int = 25) -> list[tuple[str, str]]:

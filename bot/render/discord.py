@@ -1,0 +1,394 @@
+"""Answer -> Discord embed and components. Pure: builds objects, sends nothing.
+
+Every text that can carry a user's words is escaped for Markdown and mentions (an embed never
+pings, but ``<@&123>`` would still render as a role tag), and every part is cut to Discord's
+limits (title 256, description 4096, 25 fields of 256/1024, 6000 in all), counted in UTF-16
+units as Discord counts them, so a hostile 4,000-character question still gets an answer.
+
+Buttons and the model menu are :class:`discord.ui.DynamicItem` s whose ``custom_id`` carries
+a short token: the adapter keeps the answer under that token, so a click needs neither the
+message id nor a per-message :class:`~discord.ui.View` kept in memory.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import discord
+
+from bot.desk import Limited
+from engine import Answer, Catalog
+from engine.i18n import t
+
+__all__ = [
+    "AltButton",
+    "ComponentHandler",
+    "MathButton",
+    "ModelSelect",
+    "escape",
+    "format_embed",
+    "format_limited",
+    "format_view",
+]
+
+TITLE_MAX = 256
+DESCRIPTION_MAX = 4096
+FIELDS_MAX = 25
+FIELD_NAME_MAX = 256
+FIELD_VALUE_MAX = 1024
+FOOTER_MAX = 2048
+EMBED_TOTAL_MAX = 6000
+LABEL_MAX = 80  # button labels
+OPTION_MAX = 100  # select option labels and values
+ALT_BUTTONS_MAX = 2
+ELLIPSIS = "…"
+BLANK = "\u200b"  # a field needs a name; continuation fields get an invisible one
+TOKEN_PATTERN = r"[0-9a-f]{12}"
+
+_COLORS = {
+    "sizing": 0x2E86DE,
+    "fit": 0x27AE60,
+    "limit": 0x2E86DE,
+    "card": 0x8E44AD,
+    "cards": 0x8E44AD,
+    "budget": 0x16A085,
+    "faq": 0x7F8C8D,
+    "help": 0x7F8C8D,
+    "clarify": 0xF1C40F,
+    "error": 0xC0392B,
+}
+_TIGHT_COLOR = 0xE67E22
+_NO_FIT_COLOR = 0xC0392B
+_NO_FOOTER = ("help", "clarify", "error", "faq")
+
+_AT = re.compile("@(?!\u200b)")
+_TAG = re.compile(r"<(?=[@#/:a])")  # <@user> <@&role> <#channel> </cmd:id> <:emoji:id>
+
+
+def escape(text: str) -> str:
+    """Neutralise Markdown and every mention form, so user words show as typed."""
+    text = discord.utils.escape_markdown(text)
+    text = discord.utils.escape_mentions(text)
+    text = _AT.sub("@\u200b", text)
+    return _TAG.sub("<\u200b", text)
+
+
+def _units(text: str) -> int:
+    """Length as Discord counts it (UTF-16 code units)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def _clip(text: str, limit: int) -> str:
+    """Cut to ``limit`` units with an ellipsis, never leaving half of a ``\\x`` escape."""
+    if _units(text) <= limit:
+        return text
+    budget, used, end = max(0, limit - 1), 0, 0
+    for i, ch in enumerate(text):
+        used += 2 if ord(ch) > 0xFFFF else 1
+        if used > budget:
+            break
+        end = i + 1
+    cut = text[:end]
+    trailing = len(cut) - len(cut.rstrip("\\"))
+    if trailing % 2:
+        cut = cut[:-1]
+    return cut + ELLIPSIS
+
+
+def _chunks(lines: list[str], limit: int, more: str) -> list[str]:
+    """Lines packed into values of at most ``limit`` units; an over-long line is clipped."""
+    out: list[str] = []
+    current: list[str] = []
+    size = 0
+    for line in (_clip(raw, limit) for raw in lines):
+        extra = _units(line) + (1 if current else 0)
+        if current and size + extra > limit:
+            out.append("\n".join(current))
+            current, size = [], 0
+            extra = _units(line)
+        current.append(line)
+        size += extra
+    if current:
+        out.append("\n".join(current))
+    return out or [more]
+
+
+@dataclass
+class _Budget:
+    """What is left of the 6000-unit embed total."""
+
+    left: int = EMBED_TOTAL_MAX
+    fields: list[tuple[str, str]] = field(default_factory=list)
+
+    def take(self, text: str, limit: int) -> str:
+        text = _clip(text, min(limit, max(1, self.left)))
+        self.left -= _units(text)
+        return text
+
+    def add_field(self, name: str, value: str) -> bool:
+        """Add a field if there is room for a useful part of it; False once full."""
+        if len(self.fields) >= FIELDS_MAX:
+            return False
+        name = _clip(name or BLANK, FIELD_NAME_MAX)
+        room = min(FIELD_VALUE_MAX, self.left - _units(name))
+        if room < 16:
+            return False
+        value = _clip(value, room)
+        self.left -= _units(name) + _units(value)
+        self.fields.append((name, value))
+        return True
+
+
+def _color(answer: Answer) -> int:
+    if answer.kind == "fit" and answer.fit is not None and not answer.fit.fits:
+        return _NO_FIT_COLOR
+    if any(n.code.startswith("tight") for n in answer.caveats):
+        return _TIGHT_COLOR
+    return _COLORS.get(answer.kind, 0x5865F2)
+
+
+def _escape_lines(lines: list[str], bullet: str = "") -> list[str]:
+    """Escaped lines, each cut first; stops once more text than an embed can show is ready
+    (escaping thousands of hostile characters nobody will see is wasted time)."""
+    out: list[str] = []
+    size = 0
+    for line in lines:
+        if not line.strip():
+            continue
+        text = bullet + escape(_clip(line, DESCRIPTION_MAX))
+        out.append(text)
+        size += _units(text)
+        if size > EMBED_TOTAL_MAX:
+            break
+    return out
+
+
+def _bullets(lines: list[str]) -> list[str]:
+    return _escape_lines(lines, "• ")
+
+
+def format_embed(answer: Answer, catalog: Catalog, math: bool = False) -> discord.Embed:
+    """The answer as one embed: headline, sections as fields, caveats, assumptions, footer."""
+    lang = answer.lang
+    budget = _Budget()
+    footer = ""
+    if answer.prices_as_of and answer.kind not in _NO_FOOTER:
+        footer = t(catalog, lang, "render.prices_as_of", date=answer.prices_as_of)
+        footer = budget.take(escape(footer), FOOTER_MAX)
+    title = budget.take(escape(_clip(answer.headline or answer.kind, TITLE_MAX)), TITLE_MAX)
+
+    loose: list[str] = []  # untitled sections read as the description
+    loose_count = 0
+    titled: list[tuple[str, list[str]]] = []
+    for section in answer.sections:
+        lines = _escape_lines(section.lines)
+        if not lines:
+            continue
+        if section.title:
+            titled.append((escape(_clip(section.title, FIELD_NAME_MAX)), lines))
+        else:
+            loose.extend(lines)
+            loose_count += sum(1 for line in section.lines if line.strip())
+    reserve = min(1500, 300 * len(titled) + (200 if answer.caveats else 0))
+    description = ""
+    if loose:
+        room = min(DESCRIPTION_MAX, max(64, budget.left - reserve))
+        more = t(catalog, lang, "dc.more", n=0)
+        description = budget.take(_chunks(loose, room, more)[0], room)
+        shown = description.count("\n") + 1
+        if shown < loose_count:
+            note = "\n" + escape(t(catalog, lang, "dc.more", n=loose_count - shown))
+            if _units(description + note) <= room:
+                budget.left -= _units(note)
+                description += note
+
+    blocks: list[tuple[str, list[str], bool]] = [(name, lines, False) for name, lines in titled]
+    if math and answer.math:
+        math_lines = [_clip(line, FIELD_VALUE_MAX) for line in answer.math[:200]]
+        blocks.append((escape(t(catalog, lang, "render.show_math")), math_lines, True))
+    if answer.caveats:
+        name = "⚠️ " + escape(t(catalog, lang, "render.watch_out"))
+        blocks.append((name, _bullets([n.text for n in answer.caveats]), False))
+    if answer.assumptions:
+        name = escape(t(catalog, lang, "render.assumptions"))
+        blocks.append((name, _bullets([n.text for n in answer.assumptions]), False))
+
+    more = escape(t(catalog, lang, "dc.more", n=0))
+    full = False
+    for name, lines, code in blocks:
+        if code:
+            safe = [line.replace("`", "'") for line in lines]
+            values = [f"```\n{v}\n```" for v in _chunks(safe, FIELD_VALUE_MAX - 8, more)]
+        else:
+            values = _chunks(lines, FIELD_VALUE_MAX, more)
+        for i, value in enumerate(values):
+            if not budget.add_field(name if i == 0 else BLANK, value):
+                full = True
+                break
+        if full:
+            break
+
+    embed = discord.Embed(title=title, description=description or None, color=_color(answer))
+    for name, value in budget.fields:
+        embed.add_field(name=name, value=value, inline=False)
+    if footer:
+        embed.set_footer(text=footer)
+    return embed
+
+
+def format_limited(limited: Limited, catalog: Catalog) -> str:
+    """The polite refusal when a user asks faster than the per-user limit allows."""
+    seconds = max(1, math.ceil(limited.retry_after_s))
+    return escape(t(catalog, limited.lang, "render.rate_limited", seconds=seconds))
+
+
+# --------------------------------------------------------------------------- components
+
+
+class ComponentHandler(Protocol):
+    """What the client must offer for the buttons and menu below to do anything."""
+
+    async def handle_component(
+        self, interaction: discord.Interaction[Any], action: str, token: str, value: str
+    ) -> None: ...
+
+
+async def _dispatch(
+    interaction: discord.Interaction[Any], action: str, token: str, value: str
+) -> None:
+    handler = getattr(interaction.client, "handle_component", None)
+    if handler is not None:
+        await handler(interaction, action, token, value)
+
+
+class MathButton(
+    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+    template=rf"vc:math:(?P<token>{TOKEN_PATTERN})",
+):
+    """The "show the math" button: edits the answer to add the formula with this question's numbers."""
+
+    def __init__(self, token: str, label: str = ELLIPSIS) -> None:
+        button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
+            label=_clip(label, LABEL_MAX),
+            emoji="🧮",
+            style=discord.ButtonStyle.secondary,
+            custom_id=f"vc:math:{token}",
+        )
+        super().__init__(button)
+        self.token = token
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> MathButton:
+        return cls(match["token"], getattr(item, "label", None) or ELLIPSIS)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await _dispatch(interaction, "math", self.token, "")
+
+
+class AltButton(
+    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+    template=rf"vc:alt:(?P<token>{TOKEN_PATTERN}):(?P<index>\d)",
+):
+    """An alternative card: answers how the same request fits on that card."""
+
+    def __init__(self, token: str, index: int, label: str = ELLIPSIS) -> None:
+        button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
+            label=_clip(label, LABEL_MAX),
+            style=discord.ButtonStyle.primary,
+            custom_id=f"vc:alt:{token}:{index}",
+        )
+        super().__init__(button)
+        self.token = token
+        self.index = index
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> AltButton:
+        label = getattr(item, "label", None) or ELLIPSIS
+        return cls(match["token"], int(match["index"]), label)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await _dispatch(interaction, "alt", self.token, str(self.index))
+
+
+class ModelSelect(
+    discord.ui.DynamicItem[discord.ui.Select[discord.ui.View]],
+    template=rf"vc:pick:(?P<token>{TOKEN_PATTERN})",
+):
+    """The model menu for an ambiguous name: picking one answers the question for it."""
+
+    def __init__(
+        self, token: str, options: list[discord.SelectOption], placeholder: str = ELLIPSIS
+    ) -> None:
+        select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
+            custom_id=f"vc:pick:{token}",
+            placeholder=_clip(placeholder, 150),
+            options=options[:25] or [discord.SelectOption(label=ELLIPSIS, value="-")],
+            min_values=1,
+            max_values=1,
+        )
+        super().__init__(select)
+        self.token = token
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> ModelSelect:
+        options = list(getattr(item, "options", []) or [])
+        return cls(match["token"], options, getattr(item, "placeholder", None) or ELLIPSIS)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        values = self.item.values
+        await _dispatch(interaction, "pick", self.token, values[0] if values else "")
+
+
+def format_view(
+    answer: Answer, catalog: Catalog, token: str, *, math_shown: bool = False
+) -> discord.ui.View | None:
+    """Buttons for the math and up to two alternative cards, or the menu for a vague model.
+
+    ``timeout=None`` and dynamic items only: nothing per message is kept by discord.py.
+    """
+    lang = answer.lang
+    view = discord.ui.View(timeout=None)
+    if answer.kind == "clarify" and answer.candidates:
+        options = [
+            discord.SelectOption(label=_clip(c.name, OPTION_MAX), value=c.id[:OPTION_MAX])
+            for c in answer.candidates[:25]
+        ]
+        view.add_item(ModelSelect(token, options, t(catalog, lang, "dc.select.placeholder")))
+        return view
+    if answer.math and not math_shown:
+        view.add_item(MathButton(token, t(catalog, lang, "render.show_math")))
+    for i, alt in enumerate(answer.alternatives[:ALT_BUTTONS_MAX]):
+        if alt.precision:
+            label = t(
+                catalog,
+                lang,
+                "dc.button.alt_precision",
+                count=alt.count,
+                card=alt.card,
+                precision=alt.precision.upper(),
+            )
+        else:
+            label = t(catalog, lang, "dc.button.alt", count=alt.count, card=alt.card)
+        view.add_item(AltButton(token, i, label))
+    return view if view.children else None
