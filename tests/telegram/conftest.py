@@ -1,0 +1,53 @@
+"""Fixtures for the Telegram adapter: a strict fake Bot API and the real PTB app polling it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+
+import pytest
+from tg_support import Bot, FakeTelegram, make_settings, valid_token
+
+from bot.desk import Desk
+from bot.telegram_app import ALLOWED_UPDATES, build_application
+from engine import Catalog, load_catalog
+
+
+@pytest.fixture(scope="session")
+def catalog() -> Catalog:
+    """The shipped data, loaded once: the tests compare the bot with engine.ask on it."""
+    return load_catalog()
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Settings read the environment; nothing from the developer's shell may leak in."""
+    for name in list(os.environ):
+        if name.startswith(("TELEGRAM_", "VRAMCHAT_")):
+            monkeypatch.delenv(name)
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeTelegram]:
+    async with FakeTelegram(token=valid_token()) as server:
+        yield server
+
+
+@pytest.fixture
+def desk(catalog: Catalog) -> Desk:
+    return Desk(catalog, rate_per_minute=1000, staff_ids={"7"})
+
+
+@pytest.fixture
+async def bot(fake: FakeTelegram, desk: Desk) -> AsyncIterator[Bot]:
+    """build_application (the path main() uses), polled with the manual lifecycle."""
+    app = build_application(make_settings(fake), desk)
+    async with app:
+        await app.start()
+        assert app.updater is not None
+        await app.updater.start_polling(timeout=1, poll_interval=0, allowed_updates=ALLOWED_UPDATES)
+        try:
+            yield Bot(fake, app, desk)
+        finally:
+            await app.updater.stop()
+            await app.stop()
