@@ -14,7 +14,14 @@ FORMATS = ("text", "markdown", "json")
 
 
 def _catalog(data_dir: str | None, price_book: str = "monthly") -> Catalog:
-    return load_catalog(data_dir, price_book)
+    return load_catalog(data_dir or _env_data_dir(), price_book)
+
+
+def _env_data_dir() -> str | None:
+    """VRAMCHAT_DATA_DIR, read without loading the settings stack (keeps ``vram ask`` quick)."""
+    import os
+
+    return os.environ.get("VRAMCHAT_DATA_DIR") or None
 
 
 def format_answer(answer: Answer, catalog: Catalog, fmt: str, explain: bool = False) -> str:
@@ -87,7 +94,7 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 
 def cmd_check_data(args: argparse.Namespace) -> int:
-    cat = load_catalog(args.data_dir)
+    cat = load_catalog(args.data_dir or _env_data_dir())
     for book in cat.price_books:
         cat.with_price_book(book)
     print(

@@ -1,0 +1,435 @@
+"""The staff desk page and the HTTP API (``vram serve``), on aiohttp.
+
+Routes::
+
+    GET  /                  staff page (static HTML/CSS/JS under /static/)
+    GET  /v1/ask            ?q=&lang=en|pl|th&format=json|markdown|text|desk&math=0|1
+                            json:      exactly the Answer JSON contract (``answer.to_json()``)
+                            markdown:  text/plain body, the Markdown for a ticket
+                            text:      text/plain body, the plain-text answer
+                            desk:      what the staff page needs in one call (see ``_desk``)
+    GET  /v1/cards          JSON list of card objects (as in the Answer's ``cards``)
+    GET  /v1/models         ?search=  JSON list of models
+    POST /v1/reload         reload data files (needs the API token; 403 when none is set)
+    GET  /healthz           {"status": "ok", "prices_as_of": ...}
+    GET  /metrics           Prometheus exposition
+
+With ``VRAMCHAT_API_TOKEN`` set, ``/v1/*`` needs ``Authorization: Bearer <token>``.
+Every error is ``{"error": {"code", "message"}}``; an unexpected one also carries a
+reference id that the log line (with the traceback) repeats.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hmac
+import logging
+import re
+import signal
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from bot import metrics
+from bot.desk import Desk, Limited
+from bot.logs import REQUEST_ID, setup_logging
+from bot.render import format_markdown, format_text
+from bot.settings import Settings
+from engine import Answer, CatalogError, load_catalog
+from engine.answer import card_info
+from engine.i18n import t
+from engine.models import LANGS, ModelSpec
+from engine.parse import match_models, model_key, size_matches
+
+__all__ = ["MAX_QUERY_CHARS", "create_app", "install_sighup", "reload_logged", "run", "serve"]
+
+log = logging.getLogger("vramchat.web")
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+MAX_QUERY_CHARS = 4096
+# aiohttp refuses request lines over 8190 bytes with its own plain-text 400; a 4096-char
+# Thai question percent-encodes to ~37 KB, so allow far more and refuse it ourselves.
+MAX_LINE_BYTES = 65536
+METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+FORMATS = ("json", "markdown", "text", "desk")
+_NO_FOOTER = ("help", "clarify", "error", "faq")
+_RID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+_SIZE = re.compile(r"\b(\d+(?:\.\d+)?)\s?b\b", re.IGNORECASE)
+
+DESK: web.AppKey[Desk] = web.AppKey("desk", Desk)
+TOKEN: web.AppKey[bytes | None] = web.AppKey("token", bytes)
+
+_SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+        "img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    ),
+}
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class ApiError(Exception):
+    """An error we mean to show: status, stable code and a message safe for the client."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def error_response(status: int, code: str, message: str, **extra: Any) -> web.Response:
+    body: dict[str, Any] = {"error": {"code": code, "message": message, **extra}}
+    return web.json_response(body, status=status)
+
+
+# --------------------------------------------------------------------------- middlewares
+
+
+@web.middleware
+async def errors_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """One error path: JSON for every failure, a reference id (and a logged traceback) for bugs."""
+    rid = request.headers.get("X-Request-ID", "")
+    rid = rid if _RID.match(rid) else uuid.uuid4().hex[:12]
+    token = REQUEST_ID.set(rid)
+    try:
+        try:
+            response = await handler(request)
+        except ApiError as exc:
+            response = error_response(exc.status, exc.code, exc.message)
+        except web.HTTPException as exc:
+            if exc.status < 400:
+                raise
+            response = error_response(exc.status, _http_code(exc.status), exc.reason)
+            for name in ("Allow", "WWW-Authenticate", "Retry-After"):
+                if name in exc.headers:
+                    response.headers[name] = exc.headers[name]
+        except Exception:
+            metrics.ERRORS.labels("web").inc()
+            log.exception("unexpected error on %s %s (ref %s)", request.method, request.path, rid)
+            response = error_response(
+                500,
+                "internal",
+                f"Something went wrong on our side. Quote reference {rid} to the developers.",
+                reference=rid,
+            )
+        response.headers["X-Request-ID"] = rid
+        for name, value in _SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+        if request.path.startswith("/v1/"):
+            response.headers.setdefault("Cache-Control", "no-store")
+        return response
+    finally:
+        REQUEST_ID.reset(token)
+
+
+def _http_code(status: int) -> str:
+    return {
+        400: "bad_request",
+        401: "unauthorized",
+        403: "forbidden",
+        404: "not_found",
+        405: "method_not_allowed",
+        413: "too_large",
+    }.get(status, f"http_{status}")
+
+
+@web.middleware
+async def auth_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Bearer token for ``/v1/*`` when one is configured; the page and probes stay open."""
+    token = request.app[TOKEN]
+    if (
+        token is not None
+        and request.path.startswith("/v1/")
+        and not _token_ok(request.headers.get("Authorization", ""), token)
+    ):
+        response = error_response(
+            401, "unauthorized", "This API needs 'Authorization: Bearer <token>'."
+        )
+        response.headers["WWW-Authenticate"] = 'Bearer realm="vramchat"'
+        return response
+    return await handler(request)
+
+
+def _token_ok(header: str, token: bytes) -> bool:
+    scheme, _, given = header.partition(" ")
+    if scheme.lower() != "bearer" or not given:
+        return False
+    return hmac.compare_digest(given.strip().encode("utf-8"), token)
+
+
+# --------------------------------------------------------------------------- handlers
+
+
+def _query(request: web.Request) -> dict[str, str]:
+    try:
+        return dict(request.query)
+    except UnicodeDecodeError:
+        raise ApiError(400, "bad_request", "The query string is not valid UTF-8.") from None
+
+
+async def index(request: web.Request) -> web.FileResponse:
+    return web.FileResponse(STATIC_DIR / "index.html")
+
+
+async def static_handler(request: web.Request) -> web.FileResponse:
+    """Only the files shipped in ``bot/static``: no directory walking, a JSON 404 otherwise."""
+    name = request.match_info["name"]
+    if name not in _static_files():
+        raise ApiError(404, "not_found", "No such file.")
+    return web.FileResponse(STATIC_DIR / name)
+
+
+@functools.cache
+def _static_files() -> frozenset[str]:
+    return frozenset(p.name for p in STATIC_DIR.iterdir() if p.is_file())
+
+
+async def ask_handler(request: web.Request) -> web.Response:
+    """Answer one question the way the customer would get it."""
+    params = _query(request)
+    q = params.get("q", "")
+    if len(q) > MAX_QUERY_CHARS:
+        raise ApiError(
+            413,
+            "too_large",
+            f"The question is {len(q):,} characters; the limit is {MAX_QUERY_CHARS:,}.",
+        )
+    if not q.strip():
+        raise ApiError(400, "bad_request", "Ask something: the 'q' parameter is missing or empty.")
+    lang = params.get("lang") or None
+    if lang is not None and lang not in LANGS:
+        raise ApiError(400, "bad_request", f"'lang' must be one of {', '.join(LANGS)}.")
+    fmt = params.get("format", "json")
+    if fmt not in FORMATS:
+        raise ApiError(400, "bad_request", f"'format' must be one of {', '.join(FORMATS)}.")
+    math = params.get("math", "0").lower() in ("1", "true", "yes", "on")
+
+    desk = request.app[DESK]
+    result = await desk.answer(q, platform="web", lang=lang, remember=False)
+    if isinstance(result, Limited):
+        seconds = max(1, round(result.retry_after_s))
+        response = error_response(429, "rate_limited", f"Too many questions; wait {seconds} s.")
+        response.headers["Retry-After"] = str(seconds)
+        return response
+    catalog = desk.catalog
+    if fmt == "json":
+        return web.json_response(result.to_json())
+    if fmt == "markdown":
+        return web.Response(text=format_markdown(result, catalog, math), content_type="text/plain")
+    if fmt == "text":
+        return web.Response(text=format_text(result, catalog, math), content_type="text/plain")
+    return web.json_response(_desk(result, desk))
+
+
+def _desk(answer: Answer, desk: Desk) -> dict[str, Any]:
+    """The page's bundle: the Answer JSON, both copy formats with and without math, labels."""
+    cat = desk.catalog
+    footer = ""
+    if answer.prices_as_of and answer.kind not in _NO_FOOTER:
+        footer = t(cat, answer.lang, "render.prices_as_of", date=answer.prices_as_of)
+    return {
+        "answer": answer.to_json(),
+        "markdown": format_markdown(answer, cat, False),
+        "markdown_math": format_markdown(answer, cat, True),
+        "text": format_text(answer, cat, False),
+        "text_math": format_text(answer, cat, True),
+        "labels": {
+            "watch_out": t(cat, answer.lang, "render.watch_out"),
+            "assumptions": t(cat, answer.lang, "render.assumptions"),
+            "show_math": t(cat, answer.lang, "render.show_math"),
+            "prices_as_of": footer,
+        },
+    }
+
+
+async def cards_handler(request: web.Request) -> web.Response:
+    cat = request.app[DESK].catalog
+    return web.json_response([card_info(cat, c).model_dump(mode="json") for c in cat.cards])
+
+
+def _model_json(m: ModelSpec) -> dict[str, Any]:
+    return {
+        "id": m.id,
+        "name": m.name,
+        "params_b": m.params_b,
+        "active_params_b": m.active_params_b,
+        "layers": m.layers,
+        "kv_heads": m.kv_heads,
+        "head_dim": m.head_dim,
+        "attention_heads": m.attention_heads,
+        "max_context_tokens": m.max_context_tokens,
+        "source": m.source,
+    }
+
+
+async def models_handler(request: web.Request) -> web.Response:
+    """Catalog models; ``search`` matches names and aliases as substrings, then fuzzily."""
+    search = _query(request).get("search", "").strip()
+    if len(search) > 200:
+        raise ApiError(413, "too_large", "The search is longer than 200 characters.")
+    cat = request.app[DESK].catalog
+    if not search:
+        return web.json_response([_model_json(m) for m in cat.models])
+    size = _SIZE.search(search)
+    size_b = float(size.group(1)) if size else None
+    found: dict[str, ModelSpec] = {}
+    for hit in match_models(cat, search, size_b):  # best fuzzy matches first
+        if hit.score >= 70 and (size_b is None or size_matches(hit.model, size_b)):
+            found[hit.model.id] = hit.model
+    needle = model_key(search)
+    for m in cat.models:  # then anything that contains the words as typed
+        names = (m.id, m.name, m.hf_repo, *m.aliases)
+        if needle and any(needle in model_key(n) for n in names):
+            found.setdefault(m.id, m)
+    return web.json_response([_model_json(m) for m in found.values()])
+
+
+async def reload_handler(request: web.Request) -> web.Response:
+    """Staff-only reload: a broken file is refused and the old data keeps serving."""
+    if request.app[TOKEN] is None:
+        raise ApiError(
+            403, "forbidden", "Reload over HTTP needs VRAMCHAT_API_TOKEN; send SIGHUP instead."
+        )
+    desk = request.app[DESK]
+    problem = await asyncio.get_running_loop().run_in_executor(None, desk.reload)
+    if problem is not None:
+        raise ApiError(
+            409, "reload_refused", f"Data not reloaded, the old data keeps serving: {problem}"
+        )
+    return web.json_response({"status": "reloaded", "prices_as_of": desk.catalog.prices_as_of})
+
+
+async def healthz(request: web.Request) -> web.Response:
+    return web.json_response(
+        {"status": "ok", "prices_as_of": request.app[DESK].catalog.prices_as_of}
+    )
+
+
+async def metrics_handler(request: web.Request) -> web.Response:
+    response = web.Response(body=metrics.exposition())
+    response.headers["Content-Type"] = METRICS_CONTENT_TYPE
+    return response
+
+
+# --------------------------------------------------------------------------- app and server
+
+
+def create_app(desk: Desk, settings: Settings) -> web.Application:
+    """The whole HTTP surface; every route is registered here."""
+    app = web.Application(
+        middlewares=[errors_middleware, auth_middleware],
+        handler_args={"max_line_size": MAX_LINE_BYTES, "max_field_size": MAX_LINE_BYTES},
+        client_max_size=64 * 1024,
+    )
+    app[DESK] = desk
+    secret = settings.vramchat_api_token.get_secret_value() if settings.vramchat_api_token else ""
+    app[TOKEN] = secret.encode("utf-8") if secret else None
+    app.router.add_get("/", index)
+    app.router.add_get("/static/{name}", static_handler)
+    app.router.add_get("/v1/ask", ask_handler)
+    app.router.add_get("/v1/cards", cards_handler)
+    app.router.add_get("/v1/models", models_handler)
+    app.router.add_post("/v1/reload", reload_handler)
+    app.router.add_get("/healthz", healthz)
+    app.router.add_get("/metrics", metrics_handler)
+    return app
+
+
+def install_sighup(desk: Desk) -> Callable[[], None]:
+    """Reload data on SIGHUP (``systemctl reload``); returns a function that uninstalls it."""
+    loop = asyncio.get_running_loop()
+    pending: set[asyncio.Task[str | None]] = set()
+
+    def on_hup() -> None:
+        task = loop.create_task(reload_logged(desk))
+        pending.add(task)
+        task.add_done_callback(pending.discard)
+
+    loop.add_signal_handler(signal.SIGHUP, on_hup)
+
+    def uninstall() -> None:
+        loop.remove_signal_handler(signal.SIGHUP)
+
+    return uninstall
+
+
+async def reload_logged(desk: Desk) -> str | None:
+    """The SIGHUP action: reload off the event loop; a failure is logged, never raised."""
+    log.info("SIGHUP: reloading data")
+    try:
+        return await asyncio.get_running_loop().run_in_executor(None, desk.reload)
+    except Exception:
+        log.exception("data reload failed, the old data keeps serving")
+        return "unexpected error (see the log)"
+
+
+async def serve(desk: Desk, settings: Settings, stop: asyncio.Event | None = None) -> None:
+    """Serve until SIGINT/SIGTERM (or ``stop`` is set), then close connections cleanly."""
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    app = create_app(desk, settings)
+    runner = web.AppRunner(app, handle_signals=False)
+    await runner.setup()
+    uninstall = install_sighup(desk)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        site = web.TCPSite(runner, settings.vramchat_host, settings.vramchat_port)
+        await site.start()
+        ping = getattr(desk.store, "ping", None)
+        if ping is not None:
+            await ping()
+        log.info(
+            "staff desk on http://%s:%d/ (prices as of %s, API token %s)",
+            settings.vramchat_host,
+            settings.vramchat_port,
+            desk.catalog.prices_as_of,
+            "required" if app[TOKEN] else "not set",
+        )
+        await stop.wait()
+    finally:
+        uninstall()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+        await runner.cleanup()
+        close = getattr(desk.store, "aclose", None)
+        if close is not None:
+            await close()
+
+
+def run(settings: Settings) -> int:
+    """``vram serve``: load data, build the desk, serve; returns the process exit code."""
+    from bot.state_redis import make_store
+
+    setup_logging(settings)
+    try:
+        catalog = load_catalog(settings.vramchat_data_dir, settings.vramchat_price_book)
+    except CatalogError as exc:
+        log.error("cannot start, data refused: %s", exc)
+        return 2
+    desk = Desk(
+        catalog,
+        make_store(settings),
+        rate_per_minute=settings.vramchat_rate_per_minute,
+        staff_ids=settings.staff_ids,
+    )
+    try:
+        asyncio.run(serve(desk, settings))
+    except OSError as exc:
+        log.error(
+            "cannot listen on %s:%d: %s",
+            settings.vramchat_host,
+            settings.vramchat_port,
+            exc.strerror or exc,
+        )
+        return 1
+    return 0
