@@ -20,11 +20,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import yaml  # noqa: E402
+import yaml
 
-from engine import ask, load_catalog  # noqa: E402
-from engine.catalog import Catalog  # noqa: E402
-from engine.parse import match_models  # noqa: E402
+from engine import ask, load_catalog
+from engine.catalog import Catalog
+from engine.parse import match_models
 
 TABLE = Path(__file__).resolve().parent.parent / "tests" / "queries" / "queries.yaml"
 
@@ -49,17 +49,32 @@ def generated(cat: Catalog, n: int, rng: random.Random) -> list[str]:
     out = []
     for _ in range(n):
         subject = rng.choice(names) if rng.random() < 0.6 else rng.choice(sizes)
-        parts = [subject, rng.choice(precs), rng.choice(ctxs), rng.choice(batch), rng.choice(tasks), rng.choice(cards)]
+        parts = [
+            subject,
+            rng.choice(precs),
+            rng.choice(ctxs),
+            rng.choice(batch),
+            rng.choice(tasks),
+            rng.choice(cards),
+        ]
         q = " ".join(p for p in parts if p)
         out.append(rng.choice(langs).format(q=q))
-    out += ["card a40", "gpus", "how to compute kv cache", "best model i can serve for $300/month",
-            "max context for 70b int4 on an a40", "why do gpu counts go 2 4 8", "hello", "asdfgh"]
+    out += [
+        "card a40",
+        "gpus",
+        "how to compute kv cache",
+        "best model i can serve for $300/month",
+        "max context for 70b int4 on an a40",
+        "why do gpu counts go 2 4 8",
+        "hello",
+        "asdfgh",
+    ]
     return out
 
 
 def pct(values: list[float], p: float) -> float:
     s = sorted(values)
-    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
+    return s[min(len(s) - 1, round(p / 100 * (len(s) - 1)))]
 
 
 def bench_ask(cat: Catalog, questions: list[str]) -> dict[str, float]:
@@ -101,9 +116,15 @@ def inflate(cat: Catalog, target: int, rng: random.Random) -> Catalog:
         i += 1
     inflated = [m.model_copy(update={"aliases": extra[m.id]}) for m in models]
     return _build(
-        cat.data_dir, cat.fleet, inflated,
+        cat.data_dir,
+        cat.fleet,
+        inflated,
         PrecisionsFile(precisions=list(cat.precisions), kv_dtypes=list(cat.kv_dtypes)),
-        list(cat.shapes), list(cat.faq), cat.messages, cat.price_books, cat.price_book,
+        list(cat.shapes),
+        list(cat.faq),
+        cat.messages,
+        cat.price_books,
+        cat.price_book,
     )
 
 
@@ -114,7 +135,7 @@ def bench_fuzzy(cat: Catalog, n: int, rng: random.Random) -> dict[str, float]:
         w = rng.choice([m.name, *m.aliases[:3]]).lower()
         if rng.random() < 0.5 and len(w) > 4:  # a typo
             j = rng.randrange(len(w))
-            w = w[:j] + w[j + 1:]
+            w = w[:j] + w[j + 1 :]
         words.append(w)
     for w in words[:20]:
         match_models(cat, w, None)
@@ -123,7 +144,12 @@ def bench_fuzzy(cat: Catalog, n: int, rng: random.Random) -> dict[str, float]:
         t = time.perf_counter_ns()
         match_models(cat, w, None)
         times.append((time.perf_counter_ns() - t) / 1e6)
-    return {"n": n, "p50_ms": statistics.median(times), "p99_ms": pct(times, 99), "max_ms": max(times)}
+    return {
+        "n": n,
+        "p50_ms": statistics.median(times),
+        "p99_ms": pct(times, 99),
+        "max_ms": max(times),
+    }
 
 
 def main() -> int:
@@ -140,19 +166,29 @@ def main() -> int:
     questions = (table + generated(cat, args.questions, rng))[: args.questions]
     rng.shuffle(questions)
     r = bench_ask(cat, questions)
-    print(f"machine: {platform.machine()} {os.cpu_count()} cpus, Python {platform.python_version()}")
-    print(f"questions: {len(table)} from the query table + {r['n'] - min(len(table), r['n'])} generated")
+    print(
+        f"machine: {platform.machine()} {os.cpu_count()} cpus, Python {platform.python_version()}"
+    )
+    print(
+        f"questions: {len(table)} from the query table + {r['n'] - min(len(table), r['n'])} generated"
+    )
     print()
     print("| benchmark | n | p50 ms | p90 ms | p99 ms | max ms | answers/s |")
     print("|---|---|---|---|---|---|---|")
-    print(f"| engine.ask, one core | {r['n']} | {r['p50_ms']:.3f} | {r['p90_ms']:.3f} | {r['p99_ms']:.3f} | {r['max_ms']:.2f} | {r['per_s']:.0f} |")
+    print(
+        f"| engine.ask, one core | {r['n']} | {r['p50_ms']:.3f} | {r['p90_ms']:.3f} | {r['p99_ms']:.3f} | {r['max_ms']:.2f} | {r['per_s']:.0f} |"
+    )
     base_aliases = sum(len(m.aliases) for m in cat.models)
     f1 = bench_fuzzy(cat, 1000, random.Random(args.seed))
     big = inflate(cat, args.aliases, random.Random(args.seed))
     n_big = sum(len(m.aliases) for m in big.models)
     f2 = bench_fuzzy(big, 1000, random.Random(args.seed))
-    print(f"| fuzzy lookup, {base_aliases} aliases | {f1['n']} | {f1['p50_ms']:.3f} | | {f1['p99_ms']:.3f} | {f1['max_ms']:.2f} | |")
-    print(f"| fuzzy lookup, {n_big} aliases | {f2['n']} | {f2['p50_ms']:.3f} | | {f2['p99_ms']:.3f} | {f2['max_ms']:.2f} | |")
+    print(
+        f"| fuzzy lookup, {base_aliases} aliases | {f1['n']} | {f1['p50_ms']:.3f} | | {f1['p99_ms']:.3f} | {f1['max_ms']:.2f} | |"
+    )
+    print(
+        f"| fuzzy lookup, {n_big} aliases | {f2['n']} | {f2['p50_ms']:.3f} | | {f2['p99_ms']:.3f} | {f2['max_ms']:.2f} | |"
+    )
     return 0
 
 

@@ -270,10 +270,15 @@ class _Builder:
             return self.fit(req)
         if q.cards and req.task != "inference":
             return self.fit(req)
+        if req.card is not None:  # a follow-up keeps checking the card it was about
+            return self.fit(req)
         return self.sizing(req)
 
     def prev_card(self) -> str | None:
-        return self.prev.pick_card if self.prev and self.q.followup else None
+        if self.prev is None or not self.q.followup:
+            return None
+        name = self.prev.pick_card  # may be "24 GB" after a fit against a bare VRAM size
+        return name if name in self.cat.card_by_name else None
 
     # -- request assembly
     def merge_followup(self) -> tuple[Request, tuple[str, dict[str, Any]] | None] | None:
@@ -333,8 +338,11 @@ class _Builder:
         batch = q.batch or (base.batch if base else None) or DEFAULT_BATCH
         batch = max(1, min(batch, MAX_BATCH))
         kv = q.kv_dtype or (base.kv_dtype if base else "fp16")
-        card = q.cards[0].name if q.cards else (base.card if base and q.count is None else None)
-        count = q.cards[0].count if q.cards else None
+        card, count = (q.cards[0].name, q.cards[0].count) if q.cards else (None, None)
+        if not q.cards and base is not None:
+            # "what about 2 cards": the card asked about before, or the one recommended.
+            card = base.card or (self.prev_card() if q.count is not None else None)
+            count = q.count if q.count is not None else base.count
         if q.task_generic and task == "full":
             self.assume("generic_finetune")
         req = Request(

@@ -136,7 +136,7 @@ def _read_yaml(path: Path) -> Any:
     if not path.exists():
         raise CatalogError(path.name, None, None, "file is missing")
     try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)  # noqa: S506
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

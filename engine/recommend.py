@@ -101,7 +101,7 @@ class _Option(NamedTuple):
 
     price: float
     neg_decode: float  # ties on price go to the faster card
-    count: int
+    n: int  # cards in the set
     card: Card
 
 
@@ -118,7 +118,7 @@ def _options(catalog: Catalog, w: Workload) -> list[_Option]:
 
 def fitting(catalog: Catalog, w: Workload) -> list[Pick]:
     """Every allowed configuration that holds the need, cheapest first."""
-    return [make_pick(catalog, o.card, o.count, w) for o in _options(catalog, w)]
+    return [make_pick(catalog, o.card, o.n, w) for o in _options(catalog, w)]
 
 
 def _cheapest(picks: list[Pick]) -> Pick | None:
@@ -128,9 +128,9 @@ def _cheapest(picks: list[Pick]) -> Pick | None:
 def recommend(catalog: Catalog, w: Workload) -> tuple[Pick | None, int | None]:
     """(pick, None) or (None, cluster nodes) when even the largest node is too small."""
     options = _options(catalog, w)
-    best = next((o for o in options if o.count == 1), options[0] if options else None)
+    best = next((o for o in options if o.n == 1), options[0] if options else None)
     if best is not None:
-        return make_pick(catalog, best.card, best.count, w), None
+        return make_pick(catalog, best.card, best.n, w), None
     node = catalog.card_by_name[catalog.fleet.cluster.card]
     node_gb = node.vram_gb * catalog.fleet.cluster.cards_per_node
     return None, cluster_nodes(w.need_gb, node_gb)
@@ -139,13 +139,13 @@ def recommend(catalog: Catalog, w: Workload) -> tuple[Pick | None, int | None]:
 def alternatives(catalog: Catalog, w: Workload, pick: Pick, limit: int = 2) -> list[Pick]:
     """Up to two useful other options: a CUDA card when the pick is ROCm, a faster card at a
     modest premium, a cheaper multi-card set, or more room when the pick is tight."""
-    options = [o for o in _options(catalog, w) if (o.card.name, o.count) != (pick.card, pick.count)]
+    options = [o for o in _options(catalog, w) if (o.card.name, o.n) != (pick.card, pick.count)]
     chosen: list[tuple[_Option, str]] = []
 
     def take(candidates: Iterable[_Option], reason: str) -> None:
-        taken = {(o.card.name, o.count) for o, _ in chosen}
+        taken = {(o.card.name, o.n) for o, _ in chosen}
         for o in candidates:  # options are sorted cheapest first
-            if (o.card.name, o.count) not in taken and len(chosen) < limit:
+            if (o.card.name, o.n) not in taken and len(chosen) < limit:
                 chosen.append((o, reason))
                 return
 
@@ -157,15 +157,11 @@ def alternatives(catalog: Catalog, w: Workload, pick: Pick, limit: int = 2) -> l
             (o for o in options if -o.neg_decode >= floor and o.price <= pick.monthly_usd * 2.5),
             "faster",
         )
-    take((o for o in options if o.price < pick.monthly_usd and o.count > 1), "cheaper_set")
+    take((o for o in options if o.price < pick.monthly_usd and o.n > 1), "cheaper_set")
     if pick.tight:
-        headroom_ok = (
-            o
-            for o in options
-            if not is_tight(o.card.vram_gb * o.count - w.need_gb, o.count)
-        )
+        headroom_ok = (o for o in options if not is_tight(o.card.vram_gb * o.n - w.need_gb, o.n))
         take(headroom_ok, "roomier")
-    return [make_pick(catalog, o.card, o.count, w, reason) for o, reason in chosen]
+    return [make_pick(catalog, o.card, o.n, w, reason) for o, reason in chosen]
 
 
 def tensor_parallel_counts(attention_heads: int, max_cards: int = NODE_CARDS) -> list[int]:
