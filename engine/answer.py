@@ -65,6 +65,13 @@ MAX_BATCH = 100_000
 MAX_PARAMS_B = 100_000.0
 
 
+class _Fill(dict[str, Any]):
+    """Leave an unknown placeholder visible rather than failing the whole answer."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
 @dataclass(frozen=True)
 class Context:
     """What a follow-up refines: the last request and the card it was answered with."""
@@ -206,10 +213,14 @@ class _Builder:
         self.prev = prev
         self.caveats: list[Note] = []
         self.assumptions: list[Note] = []
+        self._table = cat.messages.get(lang) or cat.messages["en"]
 
     # -- text helpers
     def t(self, key: str, **params: Any) -> str:
-        return t(self.cat, self.lang, key, **params)
+        text = self._table.get(key)
+        if text is None:
+            return t(self.cat, self.lang, key, **params)
+        return text.format_map(_Fill(params)) if params else text
 
     def gb(self, value: float) -> str:
         return fmt_gb(value, self.lang)
@@ -222,11 +233,15 @@ class _Builder:
 
     def caveat(self, code: str, **params: Any) -> None:
         if all(n.code != code for n in self.caveats):
-            self.caveats.append(Note(code=code, text=self.t(f"caveat.{code}", **params)))
+            self.caveats.append(
+                Note.model_construct(code=code, text=self.t(f"caveat.{code}", **params))
+            )
 
     def assume(self, code: str, **params: Any) -> None:
         if all(n.code != code for n in self.assumptions):
-            self.assumptions.append(Note(code=code, text=self.t(f"assume.{code}", **params)))
+            self.assumptions.append(
+                Note.model_construct(code=code, text=self.t(f"assume.{code}", **params))
+            )
 
     def finish(self, answer: Answer) -> Answer:
         """Attach notes and the plain text every platform can fall back to."""
@@ -239,7 +254,8 @@ class _Builder:
             "lang": self.lang,
         }
         a = answer.model_copy(update=upd)
-        return a.model_copy(update={"text": render_text(a)})
+        object.__setattr__(a, "text", render_text(a))  # our own fresh copy: set, don't copy again
+        return a
 
     # -- dispatch
     def build(self) -> Answer:

@@ -130,12 +130,12 @@ def _sizing_blocks(b: _Builder, a: Answer) -> dict[str, Any]:
     req = a.request
     assert req is not None and a.memory_gb is not None
     total = a.memory_gb["total"]
-    sections = [Section(title=b.t("section.memory"), lines=memory_lines(b, a))]
+    sections = [Section.model_construct(title=b.t("section.memory"), lines=memory_lines(b, a))]
     if a.kind == "fit":
         lines = [fit_line(b, f) for f in a.fits]
         if a.fit and a.fit.decode_tok_s:
             lines.append(b.t("decode.line", tok=b.num(a.fit.decode_tok_s)))
-        sections.append(Section(title=b.t("section.fit"), lines=lines))
+        sections.append(Section.model_construct(title=b.t("section.fit"), lines=lines))
         first = a.fit
         head_key = "headline.fit_yes" if first and first.fits else "headline.fit_no"
         headline = b.t(
@@ -154,10 +154,10 @@ def _sizing_blocks(b: _Builder, a: Answer) -> dict[str, Any]:
     elif a.cluster_nodes:
         card_lines.append(b.t("pick.cluster", nodes=a.cluster_nodes, card=b.cat.fleet.cluster.card))
     title = "section.cheapest" if a.kind == "fit" else "section.card"
-    sections.append(Section(title=b.t(title), lines=card_lines))
+    sections.append(Section.model_construct(title=b.t(title), lines=card_lines))
     if a.alternatives:
         sections.append(
-            Section(
+            Section.model_construct(
                 title=b.t("section.alternatives"), lines=[alt_line(b, p) for p in a.alternatives]
             )
         )
@@ -318,8 +318,8 @@ def _limit_blocks(b: _Builder, a: Answer) -> dict[str, Any]:
     )
     mem = a.memory_gb
     sections = [
-        Section(title=b.t("section.limit"), lines=lines),
-        Section(
+        Section.model_construct(title=b.t("section.limit"), lines=lines),
+        Section.model_construct(
             title=b.t("section.memory"),
             lines=[
                 b.t("mem.line", part=b.t("mem.weights"), gb=b.gb(mem["weights"])),
@@ -358,7 +358,7 @@ def _card_blocks(b: _Builder, a: Answer) -> dict[str, Any]:
         "headline": b.t(
             "headline.card", card=c.name, vram=b.gb(c.vram_gb), price=b.usd(c.monthly_usd)
         ),
-        "sections": [Section(title="", lines=card_lines(b, c))],
+        "sections": [Section.model_construct(title="", lines=card_lines(b, c))],
     }
 
 
@@ -379,7 +379,7 @@ def _cards_blocks(b: _Builder, a: Answer) -> dict[str, Any]:
     ]
     return {
         "headline": b.t("headline.cards", n=len(a.cards)),
-        "sections": [Section(title=b.t("cards.header"), lines=lines)],
+        "sections": [Section.model_construct(title=b.t("cards.header"), lines=lines)],
     }
 
 
@@ -399,5 +399,5 @@ def _budget_blocks(b: _Builder, a: Answer) -> dict[str, Any]:
         lines = [b.t("budget.none")]
     return {
         "headline": b.t("headline.budget", budget=b.usd(a.budget_usd or 0)),
-        "sections": [Section(title="", lines=lines)],
+        "sections": [Section.model_construct(title="", lines=lines)],
     }

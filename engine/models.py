@@ -322,26 +322,26 @@ class Answer(_Out):
     request: Request | None = None
     memory_gb: dict[str, float] | None = None
     recommendation: Pick | None = None
-    alternatives: list[Pick] = []
+    alternatives: list[Pick] = Field(default_factory=list)
     decode_tok_s: float | None = None
     cluster_nodes: int | None = None
     fit: Fit | None = None
-    fits: list[Fit] = []
+    fits: list[Fit] = Field(default_factory=list)
     card: CardInfo | None = None
-    cards: list[CardInfo] = []
+    cards: list[CardInfo] = Field(default_factory=list)
     limit: Limit | None = None
-    budget: list[BudgetOption] = []
+    budget: list[BudgetOption] = Field(default_factory=list)
     budget_usd: float | None = None
-    candidates: list[Candidate] = []
-    caveats: list[Note] = []
-    assumptions: list[Note] = []
+    candidates: list[Candidate] = Field(default_factory=list)
+    caveats: list[Note] = Field(default_factory=list)
+    assumptions: list[Note] = Field(default_factory=list)
     quick_rule_gb: float | None = None
     kv_bytes_per_token: float | None = None
     prices_as_of: str | None = None
     faq_topic: str | None = None
     headline: str = ""
-    sections: list[Section] = []
-    math: list[str] = []
+    sections: list[Section] = Field(default_factory=list)
+    math: list[str] = Field(default_factory=list)
     text: str = ""
 
     def to_json(self) -> dict[str, Any]:

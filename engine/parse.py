@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -547,7 +548,9 @@ class _TokenIndex:
     postings: dict[str, tuple[int, ...]]  # token -> keys holding it, shortest keys first
     posting_sets: dict[str, frozenset[int]]
     words: tuple[str, ...]  # vocabulary tokens that are not plain numbers (typo targets)
+    words_by_initial: dict[str, tuple[str, ...]]  # the same, by first letter (typos rarely hit it)
     versions: tuple[str, ...]  # numeric tokens ("3.1", "2.5")
+    minors: dict[str, tuple[str, ...]]  # "3" -> ("3.1", "3.2", "3.3"): versions under a major
     vocab: frozenset[str]
     heads: frozenset[str]  # first word of a family ("llama", "qwen") and MoE shapes ("8x7b")
     name_joined: tuple[str, ...]  # per model: its display name's key without spaces
@@ -612,12 +615,30 @@ def _token_index(catalog: Catalog) -> _TokenIndex:
         postings={t: tuple(sorted(v, key=lambda i: (totals[i], i))) for t, v in postings.items()},
         posting_sets={t: frozenset(v) for t, v in postings.items()},
         words=tuple(sorted(t for t in vocab if not _is_version(t))),
+        words_by_initial=_by_initial(t for t in vocab if not _is_version(t)),
         versions=tuple(sorted(t for t in vocab if _is_version(t))),
+        minors=_minors(t for t in vocab if _is_version(t)),
         vocab=vocab,
         heads=frozenset(heads),
         name_joined=tuple(name_key(m.name).replace(" ", "") for m in models),
         aliases={a: next(iter(o)) for a, o in alias_owner.items() if len(o) == 1},
     )
+
+
+def _minors(versions: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for v in versions:
+        major, dot, _ = v.partition(".")
+        if dot:
+            out.setdefault(major, []).append(v)
+    return {k: tuple(sorted(v)) for k, v in out.items()}
+
+
+def _by_initial(words: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for w in words:
+        out.setdefault(w[0], []).append(w)
+    return {k: tuple(sorted(v)) for k, v in out.items()}
 
 
 @lru_cache(maxsize=4096)
@@ -627,15 +648,19 @@ def _token_matches(index: _TokenIndex, token: str) -> tuple[tuple[str, float], .
     if token in index.vocab:
         out[token] = 1.0
     if _is_version(token):
-        prefix = token + "."
-        for v in index.versions:  # "3" for "3.1": the family's minor versions, a few dozen
-            if v.startswith(prefix):
-                out.setdefault(v, PARTIAL_VERSION)
+        for v in index.minors.get(token, ()):  # "3" for "3.1": the family's minor versions
+            out.setdefault(v, PARTIAL_VERSION)
     elif len(token) >= 4:
-        for word, score, _ in process.extract(
-            token, index.words, scorer=fuzz.ratio, score_cutoff=TYPO_CUTOFF, limit=4
-        ):
-            out.setdefault(word, min(score / 100, TYPO_CAP))
+        # Words with the same first letter first: a small list, and where typos almost
+        # always land; the whole vocabulary only when that finds nothing.
+        for pool in (index.words_by_initial.get(token[0], ()), index.words):
+            hits = process.extract(
+                token, pool, scorer=fuzz.ratio, score_cutoff=TYPO_CUTOFF, limit=4
+            )
+            for word, score, _ in hits:
+                out.setdefault(word, min(score / 100, TYPO_CAP))
+            if hits:
+                break
     return tuple(sorted(out.items(), key=lambda vq: -vq[1]))
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from engine.catalog import Catalog
@@ -105,13 +106,23 @@ class _Option(NamedTuple):
     card: Card
 
 
+@lru_cache(maxsize=8)
+def _sets(catalog: Catalog) -> tuple[tuple[Card, int, float, float], ...]:
+    """Every (card, count, capacity GB, price) the fleet offers, cheapest first; per catalog."""
+    out = [
+        (card, n, card.vram_gb * n, set_price(catalog, card, n)[2])
+        for card in catalog.cards
+        for n in (1, *card.set_sizes)
+    ]
+    return tuple(sorted(out, key=lambda s: s[3]))
+
+
 def _options(catalog: Catalog, w: Workload) -> list[_Option]:
     out = []
-    for card, count in configurations(catalog, w):
-        if card.vram_gb * count >= w.need_gb:
-            price = card.monthly_usd * count * (1 - catalog.discount_pct(count) / 100)
-            decode = decode_for(card, count, w.weights_read_gb) or 0.0
-            out.append(_Option(price, -decode, count, card))
+    for card, n, capacity, price in _sets(catalog):
+        if capacity >= w.need_gb and set_allowed(card, n, w) is None:
+            decode = decode_for(card, n, w.weights_read_gb) or 0.0
+            out.append(_Option(price, -decode, n, card))
     out.sort(key=lambda o: (o.price, o.neg_decode))
     return out
 

@@ -7,6 +7,7 @@ guide rounds half up on the decimal value (21.125 -> 21.13), so we go through ``
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
+from functools import lru_cache
 
 _SEP = {"en": (",", "."), "pl": ("\u00a0", ","), "th": (",", ".")}
 
@@ -16,8 +17,12 @@ def round_half_up(value: float, decimals: int = 0) -> Decimal:
     return Decimal(repr(float(value))).quantize(quantum, rounding=ROUND_HALF_UP)
 
 
+@lru_cache(maxsize=8192)
 def fmt_num(value: float, decimals: int = 0, lang: str = "en", trim: bool = False) -> str:
-    """Group thousands and use the language's decimal mark; ``trim`` drops a zero fraction."""
+    """Group thousands and use the language's decimal mark; ``trim`` drops a zero fraction.
+
+    Cached: prices, capacities and shapes repeat across answers.
+    """
     d = round_half_up(value, decimals)
     if trim and d == d.to_integral_value():
         d = d.quantize(Decimal(1))
