@@ -87,7 +87,9 @@ TEXT_PERMISSIONS = str(
 )
 
 _VALID_LOCALES = frozenset(locale.value for locale in discord.Locale)
-_COMMAND_NAME_RE = re.compile(r"^[-_'\w]{1,32}$")
+# Discord's rule: ^[-_'\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$ (Thai and Devanagari marks
+# included); Python's re has no \p{...}, so the two scripts' blocks are spelled out.
+_COMMAND_NAME_RE = re.compile(r"^[-_'\w\u0900-\u097f\u0e00-\u0e7f]{1,32}$")
 _OPTION_TYPES: dict[type, int] = {str: 3, int: 4, bool: 5, float: 10}
 
 T = TypeVar("T")
