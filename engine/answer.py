@@ -7,6 +7,7 @@ arithmetic and the card rules, and writes the answer's text blocks in the asker'
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
@@ -63,6 +64,9 @@ DEFAULT_BATCH = 1
 MAX_CONTEXT_CAP = 10 * 1024 * 1024
 MAX_BATCH = 100_000
 MAX_PARAMS_B = 100_000.0
+
+
+_FAQ_INDEX = re.compile(r"^\s*/?(?:faq|pytania|czesto zadawane|คำถามที่พบบ่อย)\s*[?!.]*\s*$", re.I)
 
 
 class _Fill(dict[str, Any]):
@@ -200,6 +204,46 @@ def ctx_label(tokens: int) -> str:
     return f"{tokens:,}"
 
 
+class ServingRow(BudgetOption):
+    """One (model, precision) at the default context, with its cheapest card; per catalog."""
+
+    nominal_b: float
+    released_rank: int
+    attention_heads: int
+
+
+@lru_cache(maxsize=8)
+def serving_table(cat: Catalog) -> tuple[ServingRow, ...]:
+    """Every catalog model served at BF16, FP8 and INT4 (8k, batch 1): computed once."""
+    rows: list[ServingRow] = []
+    order = {m.id: i for i, m in enumerate(sorted(cat.models, key=lambda m: m.released))}
+    for m in cat.models:
+        ref = model_ref(m)
+        for prec in ("bf16", "fp8", "int4"):
+            p = cat.precision_by_name[prec]
+            need = inference(ref, p.bytes_per_param, 2.0, DEFAULT_CONTEXT, 1).total
+            read = (m.active_params_b or m.params_b) * p.bytes_per_param
+            w = Workload(need, "inference", p.needs_fp8, m.attention_heads, read)
+            pick, _ = recommend(cat, w)
+            rows.append(
+                ServingRow(
+                    model=m.name,
+                    model_id=m.id,
+                    params_b=m.params_b,
+                    precision=prec,
+                    need_gb=need,
+                    card=pick.card if pick else "",
+                    count=pick.count if pick else 0,
+                    monthly_usd=pick.monthly_usd if pick else float("inf"),
+                    decode_tok_s=pick.decode_tok_s if pick else None,
+                    nominal_b=m.nominal_b,
+                    released_rank=order[m.id],
+                    attention_heads=m.attention_heads,
+                )
+            )
+    return tuple(rows)
+
+
 # --------------------------------------------------------------------------- builder
 
 
@@ -264,6 +308,16 @@ class _Builder:
             return self.help()
         if q.wants_cards and not q.has_subject:
             return self.cards()
+        if _FAQ_INDEX.match(q.text):
+            return self.faq_index()
+        if q.wants_what_fits and not q.has_subject:
+            return self.what_fits()
+        if q.extra_precisions and q.precision:
+            self.caveat(
+                "two_precisions",
+                used=q.precision.upper(),
+                ignored=", ".join(p.upper() for p in q.extra_precisions),
+            )
         if q.wants_card_info and not q.has_subject and len(q.cards) == 1 and not q.followup:
             return self.card(q.cards[0].name)  # "card h100" asks about the card itself
         merged = self.merge_followup()
@@ -635,51 +689,61 @@ class _Builder:
         return self.finish(self.describe(answer))
 
     def budget(self) -> Answer:
-        """What is the biggest model each precision can serve within the monthly budget."""
+        """The biggest models the monthly budget can serve, each at its best precision."""
         assert self.q.budget_usd is not None
         limit_usd = self.q.budget_usd
-        options: list[BudgetOption] = []
-        for m in self.cat.models:
-            ref = model_ref(m)
-            for prec in ("bf16", "fp8", "int4"):
-                req = Request(model=ref, precision=prec)
-                need = self.breakdown(req).total
-                w = self.workload(req, need)
-                pick, _ = recommend(self.cat, w)
-                if pick is not None and pick.monthly_usd <= limit_usd:
-                    options.append(
-                        BudgetOption(
-                            model=m.name,
-                            model_id=m.id,
-                            params_b=m.params_b,
-                            precision=prec,
-                            need_gb=need,
-                            card=pick.card,
-                            count=pick.count,
-                            monthly_usd=pick.monthly_usd,
-                            decode_tok_s=pick.decode_tok_s,
-                        )
-                    )
-                    break  # the highest precision that fits is the one worth showing
-
-        def newest(o: BudgetOption) -> str:
-            return self.cat.model_by_id[o.model_id].released
-
-        options.sort(key=newest, reverse=True)
-        options.sort(key=lambda o: (-self.cat.model_by_id[o.model_id].nominal_b, o.monthly_usd))
-        seen: set[float] = set()
-        top: list[BudgetOption] = []
-        for o in options:
-            size = self.cat.model_by_id[o.model_id].nominal_b
-            if size in seen:
-                continue
-            seen.add(size)
-            top.append(o)
-            if len(top) == 5:
-                break
+        rows = [r for r in serving_table(self.cat) if r.monthly_usd <= limit_usd]
         self.assume("default_context", ctx=ctx_label(DEFAULT_CONTEXT))
-        answer = Answer(kind="budget", budget=top, budget_usd=limit_usd)
+        answer = Answer(kind="budget", budget=self.best_per_size(rows), budget_usd=limit_usd)
         return self.finish(self.describe(answer))
+
+    def what_fits(self) -> Answer:
+        """The biggest models one card (or set, or VRAM amount) holds, at the best precision."""
+        q = self.q
+        if q.cards:
+            card = self.cat.card_by_name[q.cards[0].name]
+            count = q.cards[0].count or card.min_count
+            label, cap, fp8 = card.name, card.vram_gb * count, card.fp8
+            if count > 1:
+                label = f"{count}× {card.name}"
+        else:
+            assert q.vram_gb is not None
+            count, label, cap, fp8 = 1, f"{self.num(q.vram_gb, 1)} GB", q.vram_gb, True
+        rows = []
+        for r in serving_table(self.cat):
+            heads_ok = count == 1 or r.attention_heads % count == 0
+            if r.need_gb <= cap and (fp8 or r.precision != "fp8") and heads_ok:
+                rows.append(r.model_copy(update={"card": label, "count": count}))
+        self.assume("default_context", ctx=ctx_label(DEFAULT_CONTEXT))
+        answer = Answer(
+            kind="capacity",
+            budget=self.best_per_size(rows),
+            fit=Fit(
+                card=label, count=count, fits=bool(rows), headroom_gb=0.0, tight=False, vram_gb=cap
+            ),
+        )
+        return self.finish(self.describe(answer))
+
+    def best_per_size(self, rows: list[ServingRow]) -> list[BudgetOption]:
+        """One option per model size (newest model of that size), biggest first, at most 5."""
+        best: dict[str, ServingRow] = {}
+        for r in rows:  # rows come highest precision first per model
+            best.setdefault(r.model_id, r)
+        ranked = sorted(
+            best.values(),
+            # a size's newest base model first; distilled derivatives only when nothing else
+            key=lambda r: (-r.nominal_b, "distill" in r.model_id, -r.released_rank, r.monthly_usd),
+        )
+        seen: set[float] = set()
+        out: list[BudgetOption] = []
+        for r in ranked:
+            if r.nominal_b in seen:
+                continue
+            seen.add(r.nominal_b)
+            out.append(BudgetOption(**r.model_dump(include=set(BudgetOption.model_fields))))
+            if len(out) == 5:
+                break
+        return out
 
     def card(self, name: str) -> Answer:
         card = self.cat.card_by_name[name]
@@ -702,6 +766,16 @@ class _Builder:
             sections=[Section(title="", lines=body)],
         )
         return self.finish(answer)
+
+    def faq_index(self) -> Answer:
+        lines = [f"• {self.t(f'faq.{t.id}.title')} (faq {t.id})" for t in self.cat.faq]
+        return self.finish(
+            Answer(
+                kind="faq",
+                headline=self.t("faq.index"),
+                sections=[Section.model_construct(title="", lines=lines)],
+            )
+        )
 
     def clarify(self) -> Answer:
         cands = [

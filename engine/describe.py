@@ -121,7 +121,7 @@ def describe(b: _Builder, a: Answer) -> Answer:
         upd = _card_blocks(b, a)
     elif a.kind == "cards":
         upd = _cards_blocks(b, a)
-    elif a.kind == "budget":
+    elif a.kind in ("budget", "capacity"):
         upd = _budget_blocks(b, a)
     return a.model_copy(update=upd)
 
@@ -138,12 +138,10 @@ def _sizing_blocks(b: _Builder, a: Answer) -> dict[str, Any]:
         sections.append(Section.model_construct(title=b.t("section.fit"), lines=lines))
         first = a.fit
         head_key = "headline.fit_yes" if first and first.fits else "headline.fit_no"
-        headline = b.t(
-            head_key,
-            request=request_label(b, req),
-            total=b.gb(total),
-            card=(first.card if first else "?"),
-        )
+        where = "?"
+        if first is not None:
+            where = first.card if first.count == 1 else f"{first.count}× {first.card}"
+        headline = b.t(head_key, request=request_label(b, req), total=b.gb(total), card=where)
     else:
         headline = b.t("headline.sizing", request=request_label(b, req), total=b.gb(total))
     card_lines: list[str] = []
@@ -397,7 +395,12 @@ def _budget_blocks(b: _Builder, a: Answer) -> dict[str, Any]:
     ]
     if not lines:
         lines = [b.t("budget.none")]
+    if a.kind == "capacity" and a.fit is not None:
+        key = "headline.capacity_vram" if a.fit.card.endswith(" GB") else "headline.capacity"
+        headline = b.t(key, card=a.fit.card, vram=b.gb(a.fit.vram_gb or 0))
+    else:
+        headline = b.t("headline.budget", budget=b.usd(a.budget_usd or 0))
     return {
-        "headline": b.t("headline.budget", budget=b.usd(a.budget_usd or 0)),
+        "headline": headline,
         "sections": [Section.model_construct(title="", lines=lines)],
     }

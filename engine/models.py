@@ -12,7 +12,17 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Task = Literal["inference", "full", "lora", "qlora"]
 Kind = Literal[
-    "sizing", "fit", "card", "cards", "faq", "clarify", "help", "error", "limit", "budget"
+    "sizing",
+    "fit",
+    "card",
+    "cards",
+    "faq",
+    "clarify",
+    "help",
+    "error",
+    "limit",
+    "budget",
+    "capacity",
 ]
 Lang = Literal["en", "pl", "th"]
 LANGS: tuple[Lang, ...] = ("en", "pl", "th")

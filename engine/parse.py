@@ -70,7 +70,7 @@ _PL_WORDS = _words(
     "ile ilu jaki jaka jakie jakiej czy dla partia partii karta karty karte kartę kartach "
     "miesiecznie miesięcznie miesiac miesiąc pamieci pamięci moge mogę kosztuje jak miesci "
     "mieści wystarczy obliczyc obliczyć pytanie pomoc najlepszy uruchomic uruchomić dwoch dwóch "
-    "dwie cennik mam prosze proszę macie w na z"
+    "dwie cennik mam prosze proszę macie w na z zamiast tego teraz samo oraz przy"
 )
 _PL_STEMS = (
     "potrzebuj", "kontekst", "dostrajani", "dostroi", "zmiesci", "zmieści", "uzytkownik",
@@ -101,6 +101,13 @@ _IDENT = re.compile(
     r"(?=[\w.\-]*[a-z])[a-z0-9][\w.\-]*/[a-z][\w.\-]*(?::[\w.\-]+)?"
     r"|[a-z][\w.\-]*:(?:\d+(?:\.\d+)?b\b|\d+x\d+b\b|[a-z][\w.]{2,})[\w.\-]*"
     r"|[a-z][\w.]*(?:-[\w.]+)*-\d+(?:\.\d+)?[bkm](?:-[\w.]+)+)(?![\w./:-])"
+)
+# "what can I run on a 4090", "which models fit 48gb", "co uruchomię na a40", "รันอะไรได้บ้าง"
+_WHAT_FITS = re.compile(
+    r"\bwhat\s+(?:\w+\s+)?(?:fits?|can\s+(?:i|we|you)\s+(?:run|serve|host|fit)|runs?)\b"
+    r"|\bwhich\s+models?\b|\bwhat\s+models?\b|\bbiggest\s+model\b|\blargest\s+model\b"
+    r"|\bco\s+(?:uruchomi|zmieszcz|zmie[sś]ci|odpal)|\bjaki\s+model|\bjakie\s+modele"
+    r"|อะไรได้บ้าง|โมเดลไหน"
 )
 _CONTEXT_KM = re.compile(r"(?<![\w.$/:\-])(\d+(?:[.,]\d+)?)\s*(k|m)\b(?!\s*(?:usd|\$|b\b|gb\b))")
 _CONTEXT_WORD = re.compile(
@@ -384,6 +391,7 @@ class Query:
     task: Task | None = None
     task_generic: bool = False
     precision: str | None = None
+    extra_precisions: list[str] = field(default_factory=list)
     kv_dtype: str | None = None
     context_tokens: int | None = None
     batch: int | None = None
@@ -399,6 +407,7 @@ class Query:
     budget_usd: float | None = None
     faq_topic: str | None = None
     wants_fit: bool = False
+    wants_what_fits: bool = False
     wants_limit: str | None = None
     wants_cards: bool = False
     wants_card_info: bool = False
@@ -951,6 +960,9 @@ def parse(text: str, catalog: Catalog) -> Query:
     if m := _scan(pats.precision, pats.precision_scan, s, 0):
         q.precision = catalog.precision_alias[norm(m.group(1))]
         s = _cut(s, m)
+        while m := _scan(pats.precision, pats.precision_scan, s, 0):  # "fp8 int4": first wins
+            q.extra_precisions.append(catalog.precision_alias[norm(m.group(1))])
+            s = _cut(s, m)
 
     size_neighbor = ""
     if digits:
@@ -965,6 +977,7 @@ def parse(text: str, catalog: Catalog) -> Query:
     # A VRAM amount always asks "does it fit"; a card may also just be the subject.
     q.wants_fit = q.vram_gb is not None or (bool(q.cards) and _FIT.search(s) is not None)
     q.wants_card_info = bool(q.cards) and bool(_CARD_INFO.search(s))
+    q.wants_what_fits = bool(q.cards or q.vram_gb) and bool(_WHAT_FITS.search(raw.lower()))
     q.faq_topic = match_faq(catalog, raw.lower())
 
     for ident in idents:
