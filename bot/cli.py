@@ -5,10 +5,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
+import os
 import sys
+import time
+import uuid
 from collections.abc import Sequence
 
 from engine import Answer, Catalog, CatalogError, Context, ask, context_of, load_catalog
+from engine.i18n import t
+
+log = logging.getLogger("vramchat.cli")
 
 FORMATS = ("text", "markdown", "json")
 
@@ -19,8 +26,6 @@ def _catalog(data_dir: str | None, price_book: str = "monthly") -> Catalog:
 
 def _env_data_dir() -> str | None:
     """VRAMCHAT_DATA_DIR, read without loading the settings stack (keeps ``vram ask`` quick)."""
-    import os
-
     return os.environ.get("VRAMCHAT_DATA_DIR") or None
 
 
@@ -36,9 +41,23 @@ def format_answer(answer: Answer, catalog: Catalog, fmt: str, explain: bool = Fa
     return format_text(answer, catalog, math=explain)
 
 
+def _ask(text: str, lang: str | None, cat: Catalog, previous: Context | None = None) -> Answer:
+    """One question, with the same log line the bots write (shown at VRAMCHAT_LOG_LEVEL=INFO)."""
+    start = time.perf_counter()
+    answer = ask(text, lang, catalog=cat, previous=previous)
+    log.info(
+        "rid=%s platform=cli kind=%s lang=%s latency_ms=%.2f",
+        uuid.uuid4().hex[:8],
+        answer.kind,
+        answer.lang,
+        (time.perf_counter() - start) * 1000,
+    )
+    return answer
+
+
 def cmd_ask(args: argparse.Namespace) -> int:
     cat = _catalog(args.data_dir, args.price_book)
-    answer = ask(" ".join(args.query), args.lang, catalog=cat)
+    answer = _ask(" ".join(args.query), args.lang, cat)
     print(format_answer(answer, cat, args.format, args.explain))
     return 0
 
@@ -49,7 +68,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     prev: Context | None = None
     interactive = sys.stdin.isatty()
     if interactive:
-        print("vramchat — ask how much VRAM a model needs (e.g. 70b int4 128k). Ctrl-D to quit.")
+        print(t(cat, args.lang or "en", "cli.welcome"))
     while True:
         try:
             line = input("> " if interactive else "")
@@ -60,7 +79,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
             continue
         if line.strip() in ("/quit", "/exit", "quit", "exit"):
             return 0
-        answer = ask(line, args.lang, catalog=cat, previous=prev)
+        answer = _ask(line, args.lang, cat, prev)
         prev = context_of(answer) or prev
         print(format_answer(answer, cat, args.format, args.explain))
         print()
@@ -138,7 +157,12 @@ def build_parser() -> argparse.ArgumentParser:
         prog="vram", description="How much VRAM, which card, what it costs."
     )
     p.add_argument("--data-dir", default=None, help="folder with cards.yaml, models.yaml, ...")
-    p.add_argument("--price-book", default="monthly", choices=["monthly", "hourly"])
+    p.add_argument(
+        "--price-book",
+        default=os.environ.get("VRAMCHAT_PRICE_BOOK") or "monthly",
+        choices=["monthly", "hourly"],
+        help="price list to use (default: VRAMCHAT_PRICE_BOOK or monthly)",
+    )
     sub = p.add_subparsers(dest="command")
 
     def common(sp: argparse.ArgumentParser, fmt: bool = True) -> None:
@@ -174,6 +198,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    level = os.environ.get("VRAMCHAT_LOG_LEVEL")
+    logging.basicConfig(
+        level=getattr(logging, (level or "WARNING").upper(), logging.WARNING),
+        format="%(asctime)s %(levelname)s %(name)s %(message)s",
+    )
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

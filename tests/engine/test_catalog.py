@@ -126,3 +126,14 @@ def test_hourly_price_book_selects_its_cards() -> None:
     assert {c.name for c in cat.cards} == {"B200", "L40S"}
     assert cat.card_by_name["L40S"].monthly_usd == pytest.approx(0.82 * 720)
     assert cat.prices_as_of == "2026-10-29"
+
+
+def test_faq_numbers_follow_the_price_list(data: Path) -> None:
+    """FAQ figures are computed at answer time: a new A40 price shows up in the answer."""
+    from engine import ask
+
+    before = ask("which gpu has the cheapest vram per gb", catalog=load_catalog(data)).text
+    assert "A40: 48 GB for $240 a month, $5 per GB" in before
+    edit_yaml(data / "cards.yaml", lambda d: d["cards"][9].update(monthly_usd=216))
+    after = ask("which gpu has the cheapest vram per gb", catalog=load_catalog(data)).text
+    assert "A40: 48 GB for $216 a month, $4.50 per GB" in after
