@@ -1,20 +1,19 @@
-"""Suite-wide setup: loopback must bypass proxies, and PTB's RetryAfter must not warn."""
+"""Suite-wide setup: loopback must bypass proxies, PTB's RetryAfter must not warn, and each
+test starts with the logging setup it found."""
 
 from __future__ import annotations
 
+import logging
 import os
+from collections.abc import Iterator
+
+import pytest
 
 os.environ["NO_PROXY"] = "127.0.0.1,localhost"
 os.environ["no_proxy"] = "127.0.0.1,localhost"
 # PTB 22 warns when RetryAfter carries an int; with filterwarnings=error that would turn
 # a 429 retry into an exception, so opt in to the timedelta form the library moves to.
 os.environ["PTB_TIMEDELTA"] = "1"
-
-
-import logging  # noqa: E402
-from collections.abc import Iterator  # noqa: E402
-
-import pytest  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
