@@ -245,7 +245,7 @@ async def test_math_button_and_alternative_card(fake: FakeDiscord, catalog: Cata
         alt = await answer(fake, fake.component_interaction(alt0))
         assert alt["type"] == 4
         title = alt["data"]["embeds"][0]["title"]
-        assert "fits on RTX A6000" in title and "79.9 GB" in title
+        assert "fits on 4× RTX A6000" in title and "79.9 GB" in title
 
 
 async def test_select_menu_for_an_ambiguous_model(fake: FakeDiscord, catalog: Catalog) -> None:
