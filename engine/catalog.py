@@ -132,15 +132,17 @@ class Catalog:
         )
 
 
-def _read_yaml(path: Path) -> Any:
+def _read_yaml(path: Path, name: str | None = None) -> Any:
+    """Parse one file; ``name`` is how errors call it (``messages/pl.yaml``)."""
+    name = name or path.name
     if not path.exists():
-        raise CatalogError(path.name, None, None, "file is missing")
+        raise CatalogError(name, None, None, "file is missing")
     try:
         return yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise CatalogError(path.name, None, None, f"not valid YAML{where}") from exc
+        raise CatalogError(name, None, None, f"not valid YAML{where}") from exc
 
 
 def _entry_label(raw: Any, loc: tuple[int | str, ...]) -> str | None:
@@ -230,40 +232,49 @@ def _check_fleet(fleet: CardsFile, books: dict[str, PriceBook]) -> None:
     if fleet.cluster.card not in names:
         raise CatalogError(f, "cluster", "card", f"unknown card {fleet.cluster.card}")
     for book in books.values():
-        for name in book.hourly_usd:
-            if name not in names:
-                raise CatalogError(
-                    f"pricebook_{book.name}.yaml", name, "hourly_usd", "unknown card"
-                )
+        for fld in ("hourly_usd", "min_count", "caveats", "market_low_hourly_usd"):
+            for name in getattr(book, fld):
+                if name not in names:
+                    raise CatalogError(f"pricebook_{book.name}.yaml", name, fld, "unknown card")
 
 
-def _check_messages(messages: dict[str, dict[str, str]]) -> None:
-    """Every message must exist in every language with the same placeholders."""
+def _check_messages(messages: dict[str, dict[str, str]], origin: dict[str, str]) -> None:
+    """Every message must exist in every language with the same placeholders.
+
+    ``origin`` maps a key to the file part it lives in ("" for <lang>.yaml, "telegram" for
+    telegram.<lang>.yaml), so a missing key is reported in the file that should hold it.
+    """
     en = messages["en"]
+
+    def where(lang: str, key: str) -> str:
+        part = origin.get(key, "")
+        return f"messages/{part + '.' if part else ''}{lang}.yaml"
+
     for lang in LANGS:
         table = messages[lang]
         for key, text in en.items():
             if key not in table:
-                raise CatalogError(f"messages/{lang}.yaml", key, None, "message is missing")
+                raise CatalogError(where(lang, key), key, None, "message is missing")
             if set(_PLACEHOLDER.findall(text)) != set(_PLACEHOLDER.findall(table[key])):
-                raise CatalogError(
-                    f"messages/{lang}.yaml", key, None, "placeholders differ from English"
-                )
+                raise CatalogError(where(lang, key), key, None, "placeholders differ from English")
         extra = set(table) - set(en)
         if extra:
-            raise CatalogError(f"messages/{lang}.yaml", sorted(extra)[0], None, "not in en")
+            key = sorted(extra)[0]
+            raise CatalogError(where(lang, key), key, None, "not in en")
 
 
 def _load_messages(data_dir: Path) -> dict[str, dict[str, str]]:
     """``messages/<lang>.yaml`` plus any ``messages/<part>.<lang>.yaml`` (one per adapter)."""
     out: dict[str, dict[str, str]] = {}
+    origin: dict[str, str] = {}
     folder = data_dir / "messages"
+    parts = sorted({p.name.split(".")[0] for lang in LANGS for p in folder.glob(f"*.{lang}.yaml")})
     for lang in LANGS:
         table: dict[str, str] = {}
-        paths = [folder / f"{lang}.yaml", *sorted(folder.glob(f"*.{lang}.yaml"))]
-        for path in paths:
+        for part in ("", *parts):
+            path = folder / (f"{part}.{lang}.yaml" if part else f"{lang}.yaml")
             name = f"messages/{path.name}"
-            raw = _read_yaml(path)
+            raw = _read_yaml(path, name)
             if not isinstance(raw, dict):
                 raise CatalogError(name, None, None, "top level must be a mapping")
             for key, value in raw.items():
@@ -272,8 +283,10 @@ def _load_messages(data_dir: Path) -> dict[str, dict[str, str]]:
                 if str(key) in table:
                     raise CatalogError(name, str(key), None, "message is defined twice")
                 table[str(key)] = value
+                if lang == "en":
+                    origin[str(key)] = part
         out[lang] = table
-    _check_messages(out)
+    _check_messages(out, origin)
     return out
 
 
@@ -290,7 +303,11 @@ def load_catalog(data_dir: Path | str | None = None, price_book: str = "monthly"
     messages = _load_messages(d)
     _check_fleet(fleet, books)
     _check_models(models)
+    seen_topics: set[str] = set()
     for t in faq:
+        if t.id in seen_topics:
+            raise CatalogError("faq.yaml", t.id, "id", "duplicate id")
+        seen_topics.add(t.id)
         for lang in LANGS:
             if lang not in t.keywords:
                 raise CatalogError("faq.yaml", t.id, f"keywords.{lang}", "missing language")

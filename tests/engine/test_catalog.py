@@ -137,3 +137,11 @@ def test_faq_numbers_follow_the_price_list(data: Path) -> None:
     edit_yaml(data / "cards.yaml", lambda d: d["cards"][9].update(monthly_usd=216))
     after = ask("which gpu has the cheapest vram per gb", catalog=load_catalog(data)).text
     assert "A40: 48 GB for $216 a month, $4.50 per GB" in after
+
+
+def test_missing_adapter_message_names_the_adapter_file(data: Path) -> None:
+    path = data / "messages" / "telegram.pl.yaml"
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    key = sorted(raw)[0]
+    edit_yaml(path, lambda d: d.pop(key))
+    assert refused(data) == f"messages/telegram.pl.yaml, entry {key}: message is missing"
