@@ -7,6 +7,7 @@ processes can share them (in-process by default, Redis when configured).
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
 import uuid
@@ -152,6 +153,16 @@ class Desk:
 
     def is_staff(self, platform: str, user_id: str | int) -> bool:
         return f"{platform}:{user_id}" in self.staff_ids or str(user_id) in self.staff_ids
+
+
+def settle_heap() -> None:
+    """Move the start-up objects (catalog, indexes, libraries) out of the collector's sight.
+
+    Some 95,000 long-lived objects otherwise get walked by every full collection (~80 ms on
+    a small VM), which showed up as latency spikes under load (docs/BENCHMARKS.md).
+    """
+    gc.collect()
+    gc.freeze()
 
 
 def error_reference() -> str:

@@ -49,7 +49,7 @@ from discord.app_commands import TranslationContextLocation
 from discord.ext import commands
 
 from bot import metrics
-from bot.desk import Desk, Limited, error_reference
+from bot.desk import Desk, Limited, error_reference, settle_heap
 from bot.logs import REQUEST_ID, setup_logging
 from bot.render.discord import (
     AltButton,
@@ -833,6 +833,7 @@ def main(settings: Settings, sync: bool = False) -> int:
         staff_ids=settings.staff_ids,
     )
     configure_endpoints(settings)
+    settle_heap()
     if settings.vramchat_metrics_port:
         _start_metrics(settings.vramchat_metrics_port)
     return asyncio.run(run(settings, desk, token, sync=sync))

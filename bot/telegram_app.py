@@ -51,7 +51,7 @@ from telegram.ext import (
 )
 
 from bot import metrics
-from bot.desk import Desk, Limited, error_reference
+from bot.desk import Desk, Limited, error_reference, settle_heap
 from bot.logs import REQUEST_ID, redact, setup_logging
 from bot.render.telegram import (
     MAX_ALT_BUTTONS,
@@ -579,6 +579,7 @@ def main(settings: Settings) -> int:
         rate_per_minute=settings.vramchat_rate_per_minute,
         staff_ids=settings.staff_ids,
     )
+    settle_heap()
     app = build_application(settings, desk)
     if settings.vramchat_metrics_port:
         start_metrics(settings.vramchat_metrics_port)

@@ -35,7 +35,7 @@ from typing import Any
 from aiohttp import web
 
 from bot import metrics
-from bot.desk import Desk, Limited
+from bot.desk import Desk, Limited, settle_heap
 from bot.logs import REQUEST_ID, setup_logging
 from bot.render import format_markdown, format_text
 from bot.settings import Settings
@@ -422,6 +422,7 @@ def run(settings: Settings) -> int:
         rate_per_minute=settings.vramchat_rate_per_minute,
         staff_ids=settings.staff_ids,
     )
+    settle_heap()
     try:
         asyncio.run(serve(desk, settings))
     except OSError as exc:
