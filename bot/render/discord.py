@@ -136,7 +136,10 @@ class _Budget:
         room = min(FIELD_VALUE_MAX, self.left - _units(name))
         if room < 16:
             return False
-        value = _clip(value, room)
+        if value.startswith("```\n") and value.endswith("\n```") and _units(value) > room:
+            value = f"```\n{_clip(value[4:-4], room - 8)}\n```"  # clip inside the fence
+        else:
+            value = _clip(value, room)
         self.left -= _units(name) + _units(value)
         self.fields.append((name, value))
         return True

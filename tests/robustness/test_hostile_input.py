@@ -168,11 +168,6 @@ def test_follow_ups_of_hostile_text_never_raise(first: str, second: str) -> None
     check_all(ask(second, catalog=CATALOG, previous=previous))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bot/render/discord.py: when the 6,000 budget is nearly spent, _Budget.add_field "
-    "clips a math value after its closing ``` fence, leaving an unclosed code block",
-)
 def test_a_clipped_math_field_keeps_its_code_fence() -> None:
     answer = echoing(("@here @here" * 259)[:10_000])  # long user words, then a short formula
     check_discord(answer, fences=True)
