@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot import metrics
+from bot.settings import Settings
 from engine import Answer, Catalog, CatalogError, Context, ask, context_of, load_catalog
 from engine.conversation import Conversations
 from engine.models import Request
@@ -153,6 +154,20 @@ class Desk:
 
     def is_staff(self, platform: str, user_id: str | int) -> bool:
         return f"{platform}:{user_id}" in self.staff_ids or str(user_id) in self.staff_ids
+
+
+def desk_for(settings: Settings, catalog: Catalog) -> Desk:
+    """The Desk a long-running process serves from, with the shared store its settings name."""
+    from bot.state_redis import make_store  # redis is imported only by processes that run
+
+    desk = Desk(
+        catalog,
+        make_store(settings),
+        rate_per_minute=settings.vramchat_rate_per_minute,
+        staff_ids=settings.staff_ids,
+    )
+    settle_heap()
+    return desk
 
 
 def settle_heap() -> None:

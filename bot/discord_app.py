@@ -49,7 +49,7 @@ from discord.app_commands import TranslationContextLocation
 from discord.ext import commands
 
 from bot import metrics
-from bot.desk import Desk, Limited, error_reference, settle_heap
+from bot.desk import Desk, Limited, desk_for, error_reference
 from bot.logs import REQUEST_ID, setup_logging
 from bot.render.discord import (
     AltButton,
@@ -824,16 +824,8 @@ def main(settings: Settings, sync: bool = False) -> int:
     except CatalogError as exc:
         print(f"vram discord: data error: {exc}", file=sys.stderr)
         return 2
-    from bot.state_redis import make_store
-
-    desk = Desk(
-        catalog,
-        make_store(settings),
-        rate_per_minute=settings.vramchat_rate_per_minute,
-        staff_ids=settings.staff_ids,
-    )
+    desk = desk_for(settings, catalog)
     configure_endpoints(settings)
-    settle_heap()
     if settings.vramchat_metrics_port:
         _start_metrics(settings.vramchat_metrics_port)
     return asyncio.run(run(settings, desk, token, sync=sync))

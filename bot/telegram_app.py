@@ -51,7 +51,7 @@ from telegram.ext import (
 )
 
 from bot import metrics
-from bot.desk import Desk, Limited, error_reference, settle_heap
+from bot.desk import Desk, Limited, desk_for, error_reference
 from bot.logs import REQUEST_ID, redact, setup_logging
 from bot.render.telegram import (
     MAX_ALT_BUTTONS,
@@ -571,15 +571,7 @@ def main(settings: Settings) -> int:
         print(f"vram telegram: {exc}", file=sys.stderr)
         return 2
     setup_logging(settings)
-    from bot.state_redis import make_store  # redis is imported only by the processes that run
-
-    desk = Desk(
-        catalog,
-        make_store(settings),
-        rate_per_minute=settings.vramchat_rate_per_minute,
-        staff_ids=settings.staff_ids,
-    )
-    settle_heap()
+    desk = desk_for(settings, catalog)
     app = build_application(settings, desk)
     if settings.vramchat_metrics_port:
         start_metrics(settings.vramchat_metrics_port)

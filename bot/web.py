@@ -35,7 +35,7 @@ from typing import Any
 from aiohttp import web
 
 from bot import metrics
-from bot.desk import Desk, Limited, settle_heap
+from bot.desk import Desk, Limited, desk_for
 from bot.logs import REQUEST_ID, setup_logging
 from bot.render import format_markdown, format_text
 from bot.settings import Settings
@@ -408,21 +408,13 @@ async def serve(desk: Desk, settings: Settings, stop: asyncio.Event | None = Non
 
 def run(settings: Settings) -> int:
     """``vram serve``: load data, build the desk, serve; returns the process exit code."""
-    from bot.state_redis import make_store
-
     setup_logging(settings)
     try:
         catalog = load_catalog(settings.vramchat_data_dir, settings.vramchat_price_book)
     except CatalogError as exc:
         log.error("cannot start, data refused: %s", exc)
         return 2
-    desk = Desk(
-        catalog,
-        make_store(settings),
-        rate_per_minute=settings.vramchat_rate_per_minute,
-        staff_ids=settings.staff_ids,
-    )
-    settle_heap()
+    desk = desk_for(settings, catalog)
     try:
         asyncio.run(serve(desk, settings))
     except OSError as exc:
