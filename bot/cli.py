@@ -209,6 +209,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(["chat", *(argv or [])])
     try:
         return int(args.func(args))
+    except BrokenPipeError:  # `vram ask ... | head`: the reader left, which is fine
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except CatalogError as exc:
         print(f"vram: data error: {exc}", file=sys.stderr)
         return 2
