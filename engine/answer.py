@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -31,12 +31,11 @@ from engine.models import (
     Request,
     Section,
 )
-from engine.parse import Query, parse
+from engine.parse import CardAsk, Query, parse
 from engine.recommend import (
     Workload,
     alternatives,
     decode_for,
-    fitting,
     is_tight,
     recommend,
     set_allowed,
@@ -45,12 +44,8 @@ from engine.recommend import (
 from engine.rounding import fmt_gb, fmt_num, fmt_usd
 from engine.sizing import (
     FT_SEQ_TOKENS,
-    GB,
     LORA_BASE_PRECISION,
-    OVERHEAD_GB,
-    QUICK_RULE_TIGHT_SHARE,
     Breakdown,
-    activation_allowance_gb,
     inference,
     kv_bytes_per_token,
     max_batch,
@@ -67,13 +62,6 @@ MAX_PARAMS_B = 100_000.0
 
 
 _FAQ_INDEX = re.compile(r"^\s*/?(?:faq|pytania|czesto zadawane|คำถามที่พบบ่อย)\s*[?!.]*\s*$", re.I)
-
-
-class _Fill(dict[str, Any]):
-    """Leave an unknown placeholder visible rather than failing the whole answer."""
-
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
 
 
 @dataclass(frozen=True)
@@ -257,14 +245,10 @@ class _Builder:
         self.prev = prev
         self.caveats: list[Note] = []
         self.assumptions: list[Note] = []
-        self._table = cat.messages.get(lang) or cat.messages["en"]
 
     # -- text helpers
     def t(self, key: str, **params: Any) -> str:
-        text = self._table.get(key)
-        if text is None:
-            return t(self.cat, self.lang, key, **params)
-        return text.format_map(_Fill(params)) if params else text
+        return t(self.cat, self.lang, key, **params)
 
     def gb(self, value: float) -> str:
         return fmt_gb(value, self.lang)
@@ -582,15 +566,11 @@ class _Builder:
         fits: list[Fit] = []
         asks = list(self.q.cards)
         if not asks and req.card:
-            from engine.parse import CardAsk
-
             asks = [CardAsk(req.card, req.count)]
         for ask_ in asks:
             card = self.cat.card_by_name[ask_.name]
             count = ask_.count or card.min_count
             why = set_allowed(card, count, w)
-            if why == "no_such_set" and count > 1:
-                why = None if count in card.set_sizes else why
             cap = card.vram_gb * count
             headroom = cap - need
             ok = headroom >= 0 and why is None
@@ -700,20 +680,26 @@ class _Builder:
     def what_fits(self) -> Answer:
         """The biggest models one card (or set, or VRAM amount) holds, at the best precision."""
         q = self.q
+        card: Card | None = None
         if q.cards:
             card = self.cat.card_by_name[q.cards[0].name]
             count = q.cards[0].count or card.min_count
-            label, cap, fp8 = card.name, card.vram_gb * count, card.fp8
+            label, cap = card.name, card.vram_gb * count
             if count > 1:
                 label = f"{count}× {card.name}"
         else:
             assert q.vram_gb is not None
-            count, label, cap, fp8 = 1, f"{self.num(q.vram_gb, 1)} GB", q.vram_gb, True
+            count, label, cap = 1, f"{self.num(q.vram_gb, 1)} GB", q.vram_gb
         rows = []
         for r in serving_table(self.cat):
-            heads_ok = count == 1 or r.attention_heads % count == 0
-            if r.need_gb <= cap and (fp8 or r.precision != "fp8") and heads_ok:
-                rows.append(r.model_copy(update={"card": label, "count": count}))
+            if r.need_gb > cap:
+                continue
+            if card is not None:  # the same set rules as any recommendation (FP8, TP heads)
+                needs_fp8 = self.cat.precision_by_name[r.precision].needs_fp8
+                w = Workload(r.need_gb, "inference", needs_fp8, r.attention_heads, None)
+                if set_allowed(card, count, w) is not None:
+                    continue
+            rows.append(r.model_copy(update={"card": label, "count": count}))
         self.assume("default_context", ctx=ctx_label(DEFAULT_CONTEXT))
         answer = Answer(
             kind="capacity",
@@ -838,5 +824,4 @@ def render_text(a: Answer) -> str:
     return "\n".join(out).strip()
 
 
-__all__ = ["GB", "Context", "ask", "context_of", "default_catalog", "render_text", "replace"]
-_unused = (OVERHEAD_GB, QUICK_RULE_TIGHT_SHARE, activation_allowance_gb, fitting)
+__all__ = ["Context", "ask", "context_of", "default_catalog", "render_text"]

@@ -90,13 +90,6 @@ def set_allowed(card: Card, count: int, w: Workload) -> str | None:
     return None
 
 
-def configurations(catalog: Catalog, w: Workload) -> Iterable[tuple[Card, int]]:
-    for card in catalog.cards:
-        for count in (1, *card.set_sizes):
-            if set_allowed(card, count, w) is None:
-                yield card, count
-
-
 class _Option(NamedTuple):
     """A configuration that holds the need; cheap to build, turned into a Pick when shown."""
 
@@ -125,15 +118,6 @@ def _options(catalog: Catalog, w: Workload) -> list[_Option]:
             out.append(_Option(price, -decode, n, card))
     out.sort(key=lambda o: (o.price, o.neg_decode))
     return out
-
-
-def fitting(catalog: Catalog, w: Workload) -> list[Pick]:
-    """Every allowed configuration that holds the need, cheapest first."""
-    return [make_pick(catalog, o.card, o.n, w) for o in _options(catalog, w)]
-
-
-def _cheapest(picks: list[Pick]) -> Pick | None:
-    return min(picks, key=lambda p: (p.monthly_usd, -(p.decode_tok_s or 0)), default=None)
 
 
 def recommend(catalog: Catalog, w: Workload) -> tuple[Pick | None, int | None]:
