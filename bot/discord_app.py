@@ -66,6 +66,7 @@ from engine.i18n import pick_lang, t
 from engine.suggest import (
     MAX_CHOICE_CHARS,
     compose_question,
+    is_context_value,
     replace_model,
     suggest_cards,
     suggest_models,
@@ -96,7 +97,6 @@ MAX_BATCH = 100_000
 NO_MENTIONS = discord.AllowedMentions.none()
 CHOICES_MAX = 25
 
-_CONTEXT_OPTION = re.compile(r"^\s*\d+(?:[.,]\d+)?\s*[kKmM]?\s*$")
 _SYNC_WORDS = frozenset({"sync", "/sync"})
 
 
@@ -402,7 +402,7 @@ class VramMixin(_Base):
         context: str | None,
         batch: int | None,
     ) -> None:
-        if context and not _CONTEXT_OPTION.match(context):
+        if context and not is_context_value(context):
             await self.say(interaction, "dc.bad_context", value=context.strip()[:40])
             return
         text = compose_question(

@@ -37,28 +37,28 @@ from aiohttp import web
 from bot import metrics
 from bot.desk import Desk, Limited, desk_for
 from bot.logs import REQUEST_ID, setup_logging
-from bot.render import format_markdown, format_text
+from bot.render import footer as prices_footer
+from bot.render.markdown import format_markdown
+from bot.render.text import format_text
 from bot.settings import Settings
 from engine import Answer, CatalogError, load_catalog
 from engine.answer import card_info
 from engine.i18n import t
 from engine.models import LANGS, ModelSpec
-from engine.parse import match_models, model_key, size_matches
+from engine.parse import MAX_QUERY_CHARS
+from engine.suggest import search_models
 
 __all__ = ["MAX_QUERY_CHARS", "create_app", "install_sighup", "reload_logged", "run", "serve"]
 
 log = logging.getLogger("vramchat.web")
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
-MAX_QUERY_CHARS = 4096
 # aiohttp refuses request lines over 8190 bytes with its own plain-text 400; a 4096-char
 # Thai question percent-encodes to ~37 KB, so allow far more and refuse it ourselves.
 MAX_LINE_BYTES = 65536
 METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 FORMATS = ("json", "markdown", "text", "desk")
-_NO_FOOTER = ("help", "clarify", "error", "faq")
 _RID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
-_SIZE = re.compile(r"\b(\d+(?:\.\d+)?)\s?b\b", re.IGNORECASE)
 
 DESK: web.AppKey[Desk] = web.AppKey("desk", Desk)
 TOKEN: web.AppKey[bytes | None] = web.AppKey("token", bytes)
@@ -233,9 +233,7 @@ async def ask_handler(request: web.Request) -> web.Response:
 def _desk(answer: Answer, desk: Desk) -> dict[str, Any]:
     """The page's bundle: the Answer JSON, both copy formats with and without math, labels."""
     cat = desk.catalog
-    footer = ""
-    if answer.prices_as_of and answer.kind not in _NO_FOOTER:
-        footer = t(cat, answer.lang, "render.prices_as_of", date=answer.prices_as_of)
+    footer = prices_footer(answer, cat)
     return {
         "answer": answer.to_json(),
         "markdown": format_markdown(answer, cat, False),
@@ -279,18 +277,7 @@ async def models_handler(request: web.Request) -> web.Response:
     cat = request.app[DESK].catalog
     if not search:
         return web.json_response([_model_json(m) for m in cat.models])
-    size = _SIZE.search(search)
-    size_b = float(size.group(1)) if size else None
-    found: dict[str, ModelSpec] = {}
-    for hit in match_models(cat, search, size_b):  # best fuzzy matches first
-        if hit.score >= 70 and (size_b is None or size_matches(hit.model, size_b)):
-            found[hit.model.id] = hit.model
-    needle = model_key(search)
-    for m in cat.models:  # then anything that contains the words as typed
-        names = (m.id, m.name, m.hf_repo, *m.aliases)
-        if needle and any(needle in model_key(n) for n in names):
-            found.setdefault(m.id, m)
-    return web.json_response([_model_json(m) for m in found.values()])
+    return web.json_response([_model_json(m) for m in search_models(cat, search)])
 
 
 async def reload_handler(request: web.Request) -> web.Response:

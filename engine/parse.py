@@ -364,7 +364,7 @@ _STOP_WORDS = (
     "uzytkownikow użytkownika sesji rozmów coding chatbot assistant agent rag production prod "
     "dev test testing cheap fast faster speed quality vision multimodal"
 )
-_STOP = frozenset(_STOP_WORDS.split())
+STOP_WORDS = frozenset(_STOP_WORDS.split())  # also suggest.py's
 _MODEL_NOISE = re.compile(
     r"\b(?:instruct|chat|hf|it|base|gguf|ggml|awq|gptq|exl2|mlx|preview|latest|text|ollama)\b"
 )
@@ -509,31 +509,6 @@ def size_matches(m: ModelSpec, size_b: float) -> bool:
 
 
 # --------------------------------------------------------------------------- model index
-
-
-@dataclass(frozen=True)
-class _ModelIndex:
-    """The flat (key, owner id) list; kept for callers that read it."""
-
-    keys: tuple[str, ...]
-    owners: tuple[str, ...]
-
-
-@lru_cache(maxsize=8)
-def _model_index(catalog: Catalog) -> _ModelIndex:
-    """Cached per catalog (hashed by identity), so a reload builds a fresh index."""
-    keys: list[str] = []
-    owners: list[str] = []
-    seen: set[tuple[str, str]] = set()
-    for m in catalog.models:
-        names = {m.name, m.id, m.hf_repo, m.hf_repo.split("/")[-1], m.family, *m.aliases}
-        for n in names:
-            k = name_key(n)
-            if k and (k, m.id) not in seen:
-                seen.add((k, m.id))
-                keys.append(k)
-                owners.append(m.id)
-    return _ModelIndex(tuple(keys), tuple(owners))
 
 
 def _is_version(token: str) -> bool:
@@ -1065,7 +1040,7 @@ def _name_words(s: str) -> list[str]:
     words: list[str] = []
     for w in _WORD.findall(s):
         w = w.strip(".-:/_")
-        ok = w and len(w) <= MAX_NAME_CHARS and w.isascii() and w not in _STOP
+        ok = w and len(w) <= MAX_NAME_CHARS and w.isascii() and w not in STOP_WORDS
         if ok and _NAMEISH.fullmatch(w):
             words.append(w)
             if len(words) == MAX_MODEL_TOKENS * 2:

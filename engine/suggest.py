@@ -18,12 +18,14 @@ from rapidfuzz import fuzz, process
 
 from engine.catalog import Catalog, norm
 from engine.models import ModelSpec
-from engine.parse import _STOP, model_key
+from engine.parse import STOP_WORDS, match_models, model_key, size_matches
 
 __all__ = [
     "MAX_CHOICE_CHARS",
     "compose_question",
+    "is_context_value",
     "replace_model",
+    "search_models",
     "suggest_cards",
     "suggest_models",
 ]
@@ -45,6 +47,9 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+_CONTEXT_VALUE = re.compile(r"^\s*\d+(?:[.,]\d+)?\s*[kKmM]?\s*$")
+_SEARCH_SIZE = re.compile(r"\b(\d+(?:\.\d+)?)\s?b\b", re.IGNORECASE)
+SEARCH_CUTOFF = 70.0  # a fuzzy hit in a model search must be this good to be listed
 _CONTEXT_TOKEN = re.compile(r"^\d+(?:[.,]\d+)?[km]$")
 _NUMBER = re.compile(r"^\d+(?:[.,]\d+)?$")
 # Words that qualify a request rather than name a model (precisions come from the catalog).
@@ -128,7 +133,7 @@ def _card_index(catalog: Catalog) -> tuple[tuple[str, ...], tuple[str, ...]]:
 def _is_modifier(tokens: list[str], i: int, catalog: Catalog) -> bool:
     tok = tokens[i]
     low = tok.lower()
-    if low in _MODIFIER_WORDS or low in _STOP:
+    if low in _MODIFIER_WORDS or low in STOP_WORDS:
         return True
     if norm(low) in catalog.precision_alias or norm(low) in catalog.kv_alias:
         return True
@@ -172,9 +177,10 @@ def _rank_models(catalog: Catalog, words: list[str], limit: int) -> list[ModelSp
     if not query:
         return []
     totals: dict[int, float] = {}
-    for token in query:
+    for i, token in enumerate(query):
         best: dict[int, float] = {}
-        for vid, score in _token_scores(index, token, typing=token is query[-1]).items():
+        typing = i == len(query) - 1  # only the word being typed may be a prefix
+        for vid, score in _token_scores(index, token, typing=typing).items():
             for key in index.postings[vid]:
                 if score > best.get(key, 0.0):
                     best[key] = score
@@ -319,3 +325,24 @@ def _suggest_cards(catalog: Catalog, prefix: str, limit: int) -> list[tuple[str,
     order = {c.name: pos for pos, c in enumerate(catalog.cards)}
     ranked = sorted(best, key=lambda n: (-best[n], order[n]))
     return [(n, n) for n in ranked[:limit]]
+
+
+def is_context_value(text: str) -> bool:
+    """A context option as typed in a slash command: "8k", "128k", "1M" or a token count."""
+    return _CONTEXT_VALUE.match(text) is not None
+
+
+def search_models(catalog: Catalog, text: str) -> list[ModelSpec]:
+    """Models for a search box: best fuzzy matches first, then names containing the words."""
+    size = _SEARCH_SIZE.search(text)
+    size_b = float(size.group(1)) if size else None
+    found: dict[str, ModelSpec] = {}
+    for hit in match_models(catalog, text, size_b):
+        if hit.score >= SEARCH_CUTOFF and (size_b is None or size_matches(hit.model, size_b)):
+            found[hit.model.id] = hit.model
+    needle = model_key(text)
+    for m in catalog.models:
+        names = (m.id, m.name, m.hf_repo, *m.aliases)
+        if needle and any(needle in model_key(n) for n in names):
+            found.setdefault(m.id, m)
+    return list(found.values())

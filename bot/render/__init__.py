@@ -6,15 +6,22 @@ can carry the user's words (a model name that was not found, for instance).
 
 from __future__ import annotations
 
-from bot.render.markdown import format_markdown
-from bot.render.text import format_text
-from engine import Answer
+from engine import Answer, Catalog
 from engine.i18n import t
 
 __all__ = ["footer", "format_markdown", "format_text"]
 
+NO_FOOTER_KINDS = ("help", "clarify", "error", "faq")  # answers that quote no price
 
-def footer(answer: Answer, catalog) -> str:  # type: ignore[no-untyped-def]
-    if not answer.prices_as_of or answer.kind in ("help", "clarify", "error"):
+
+def footer(answer: Answer, catalog: Catalog) -> str:
+    """ "Prices as of <date>." for answers that quote prices, else ""; the same everywhere."""
+    if not answer.prices_as_of or answer.kind in NO_FOOTER_KINDS:
         return ""
     return t(catalog, answer.lang, "render.prices_as_of", date=answer.prices_as_of)
+
+
+# Re-exported for callers that want every plain renderer in one import; imported after
+# ``footer`` because those modules use it.
+from bot.render.markdown import format_markdown  # noqa: E402
+from bot.render.text import format_text  # noqa: E402

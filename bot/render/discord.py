@@ -20,6 +20,7 @@ from typing import Any, Protocol
 import discord
 
 from bot.desk import Limited
+from bot.render import footer as prices_footer
 from engine import Answer, Catalog
 from engine.i18n import t
 
@@ -62,7 +63,6 @@ _COLORS = {
 }
 _TIGHT_COLOR = 0xE67E22
 _NO_FIT_COLOR = 0xC0392B
-_NO_FOOTER = ("help", "clarify", "error", "faq")
 
 _AT = re.compile("@(?!\u200b)")
 _TAG = re.compile(r"<(?=[@#/:a])")  # <@user> <@&role> <#channel> </cmd:id> <:emoji:id>
@@ -177,9 +177,8 @@ def format_embed(answer: Answer, catalog: Catalog, math: bool = False) -> discor
     """The answer as one embed: headline, sections as fields, caveats, assumptions, footer."""
     lang = answer.lang
     budget = _Budget()
-    footer = ""
-    if answer.prices_as_of and answer.kind not in _NO_FOOTER:
-        footer = t(catalog, lang, "render.prices_as_of", date=answer.prices_as_of)
+    footer = prices_footer(answer, catalog)
+    if footer:
         footer = budget.take(escape(footer), FOOTER_MAX)
     title = budget.take(escape(_clip(answer.headline or answer.kind, TITLE_MAX)), TITLE_MAX)
 

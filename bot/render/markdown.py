@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from bot.render import footer
 from engine import Answer, Catalog
 from engine.i18n import t
 
@@ -42,9 +43,7 @@ def format_markdown(answer: Answer, catalog: Catalog, math: bool = False) -> str
         out.append("```")
         out.extend(line.replace("`", "'") for line in answer.math)
         out.append("```")
-    if answer.prices_as_of and answer.kind not in ("help", "clarify", "error", "faq"):
+    if note := footer(answer, catalog):
         out.append("")
-        out.append(
-            f"_{escape_md(t(catalog, answer.lang, 'render.prices_as_of', date=answer.prices_as_of))}_"
-        )
+        out.append(f"_{escape_md(note)}_")
     return "\n".join(out).strip()

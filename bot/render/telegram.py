@@ -14,6 +14,7 @@ from typing import Literal
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
+from bot.render import footer as prices_footer
 from engine import Answer, Catalog
 from engine.i18n import t
 from engine.models import Pick
@@ -43,7 +44,6 @@ MAX_ALT_BUTTONS = 2
 MAX_CANDIDATE_BUTTONS = 8
 ELLIPSIS = "…"
 WARN = "⚠️ "
-NO_FOOTER_KINDS = ("help", "clarify", "error", "faq")
 
 # m: show the math, h: hide it, a: alternative card n, c: clarify candidate n, b: back.
 Action = Literal["m", "h", "a", "c", "b"]
@@ -145,9 +145,8 @@ def format_html(
         groups.append([title, ("pre", "\n".join(answer.math))])
     if not any(unit[1] for group in groups for unit in group):
         groups = [[(None, _plain(answer.text) or ELLIPSIS)]]
-    footer: _Unit | None = None
-    if answer.prices_as_of and answer.kind not in NO_FOOTER_KINDS:
-        footer = ("i", _plain(t(catalog, lang, "render.prices_as_of", date=answer.prices_as_of)))
+    note = prices_footer(answer, catalog)
+    footer: _Unit | None = ("i", _plain(note)) if note else None
     return _assemble(groups, footer, limit)
 
 

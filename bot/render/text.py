@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.render import footer
 from engine import Answer, Catalog
 from engine.i18n import t
 
@@ -14,6 +15,5 @@ def format_text(answer: Answer, catalog: Catalog, math: bool = False) -> str:
             + ":\n"
             + "\n".join(f"  {line}" for line in answer.math)
         )
-    if answer.prices_as_of and answer.kind not in ("help", "clarify", "error", "faq"):
-        parts.append(t(catalog, answer.lang, "render.prices_as_of", date=answer.prices_as_of))
+    parts.append(footer(answer, catalog))
     return "\n\n".join(p for p in parts if p)

@@ -12,8 +12,8 @@ import yaml
 
 from engine import Catalog, load_catalog
 from engine.parse import (
-    _STOP,
     MAX_QUERY_CHARS,
+    STOP_WORDS,
     clean,
     detect_lang,
     match_models,
@@ -127,7 +127,7 @@ def test_keys_used_by_suggest(cat: Catalog) -> None:
     assert model_key("Llama-3.1-70B-Instruct") == model_key("llama3.1 70b") == "llama 3.1 70b"
     assert model_key("mixtral 8x7b") == "mixtral 8x7b"
     assert name_key("Qwen/Qwen2.5-32B-Instruct") == "qwen qwen 2.5"
-    assert "how" in _STOP and "llama" not in _STOP and "mini" not in _STOP
+    assert "how" in STOP_WORDS and "llama" not in STOP_WORDS and "mini" not in STOP_WORDS
 
 
 def test_index_is_cached_per_catalog(cat: Catalog) -> None:
