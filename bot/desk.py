@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import math
 import time
 import uuid
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from bot import metrics
 from bot.settings import Settings
 from engine import Answer, Catalog, CatalogError, Context, ask, context_of, load_catalog
 from engine.conversation import Conversations
+from engine.i18n import pick_lang
 from engine.models import Request
 
 log = logging.getLogger("vramchat.desk")
@@ -79,7 +81,12 @@ class Limited:
     """The per-user limit refused a question; adapters answer politely with the wait."""
 
     retry_after_s: float
-    lang: str
+    lang: str  # one of ours (en, pl, th): the reply language, already picked
+
+    @property
+    def seconds(self) -> int:
+        """The wait to tell a person: whole seconds, rounded up, at least one."""
+        return max(1, math.ceil(self.retry_after_s))
 
 
 class Desk:
@@ -129,7 +136,7 @@ class Desk:
             if wait > 0:
                 metrics.RATE_LIMITED.labels(platform).inc()
                 log.info("rid=%s platform=%s rate_limited wait=%.1fs", rid, platform, wait)
-                return Limited(wait, lang or locale or "en")
+                return Limited(wait, pick_lang(lang) or pick_lang(locale) or "en")
         key = f"{platform}:{chat_key}" if chat_key else None
         prev = previous
         if prev is None and key is not None:

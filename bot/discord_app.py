@@ -794,16 +794,6 @@ async def run(
             await close()
 
 
-def _start_metrics(port: int) -> None:
-    from prometheus_client import start_http_server
-
-    try:
-        start_http_server(port, registry=metrics.REGISTRY)
-        log.info("metrics on http://0.0.0.0:%d/metrics", port)
-    except OSError as exc:
-        log.error("metrics server not started on port %d: %s", port, exc.strerror or exc)
-
-
 def main(settings: Settings, sync: bool = False) -> int:
     """``vram discord [--sync]``: validate, load data, connect, serve; the exit code.
 
@@ -827,5 +817,5 @@ def main(settings: Settings, sync: bool = False) -> int:
     desk = desk_for(settings, catalog)
     configure_endpoints(settings)
     if settings.vramchat_metrics_port:
-        _start_metrics(settings.vramchat_metrics_port)
+        metrics.start_server(settings.vramchat_metrics_port)
     return asyncio.run(run(settings, desk, token, sync=sync))

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import logging
+
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+
+log = logging.getLogger("vramchat.metrics")
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 
@@ -38,3 +42,14 @@ RELOADS = Counter(
 
 def exposition() -> bytes:
     return generate_latest(REGISTRY)
+
+
+def start_server(port: int) -> None:
+    """Prometheus /metrics for a bot process; a busy port is logged, not fatal."""
+    from prometheus_client import start_http_server
+
+    try:
+        start_http_server(port, registry=REGISTRY)
+        log.info("metrics on http://0.0.0.0:%d/metrics", port)
+    except OSError as exc:
+        log.error("metrics server not started on port %d: %s", port, exc.strerror or exc)

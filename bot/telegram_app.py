@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import os
 import secrets
 import signal
@@ -85,7 +84,6 @@ __all__ = [
     "quiet_library_logs",
     "run",
     "set_commands",
-    "start_metrics",
 ]
 
 TgApp: TypeAlias = Application[Any, Any, Any, Any, Any, Any]
@@ -189,9 +187,7 @@ class TelegramHandlers:
         return self.desk.catalog  # read each time: SIGHUP may swap it
 
     def _limited(self, limited: Limited) -> str:
-        lang = pick_lang(limited.lang) or "en"
-        seconds = max(1, math.ceil(limited.retry_after_s))
-        return t(self.catalog, lang, "render.rate_limited", seconds=seconds)
+        return t(self.catalog, limited.lang, "render.rate_limited", seconds=limited.seconds)
 
     async def _reply(
         self, message: Message, html_text: str, markup: InlineKeyboardMarkup | None = None
@@ -547,17 +543,6 @@ def run(app: TgApp, settings: Settings) -> None:
         app.run_polling(allowed_updates=ALLOWED_UPDATES)
 
 
-def start_metrics(port: int) -> None:
-    """Prometheus /metrics on ``port``; a busy port is logged, not fatal (answers matter more)."""
-    from prometheus_client import start_http_server
-
-    try:
-        start_http_server(port, registry=metrics.REGISTRY)
-        log.info("metrics on http://0.0.0.0:%d/metrics", port)
-    except OSError as exc:
-        log.error("metrics server not started on port %d: %s", port, exc.strerror or exc)
-
-
 def main(settings: Settings) -> int:
     """``vram telegram``: 0 after a clean stop, 2 for a bad token or data, 1 if unreachable.
 
@@ -574,7 +559,7 @@ def main(settings: Settings) -> int:
     desk = desk_for(settings, catalog)
     app = build_application(settings, desk)
     if settings.vramchat_metrics_port:
-        start_metrics(settings.vramchat_metrics_port)
+        metrics.start_server(settings.vramchat_metrics_port)
     # PTB 22 warns on every RetryAfter unless periods are timedeltas; opt in (AIORateLimiter
     # handles both forms).
     os.environ.setdefault("PTB_TIMEDELTA", "1")

@@ -216,9 +216,9 @@ async def ask_handler(request: web.Request) -> web.Response:
     desk = request.app[DESK]
     result = await desk.answer(q, platform="web", lang=lang, remember=False)
     if isinstance(result, Limited):
-        seconds = max(1, round(result.retry_after_s))
-        response = error_response(429, "rate_limited", f"Too many questions; wait {seconds} s.")
-        response.headers["Retry-After"] = str(seconds)
+        wait = result.seconds
+        response = error_response(429, "rate_limited", f"Too many questions; wait {wait} s.")
+        response.headers["Retry-After"] = str(wait)
         return response
     catalog = desk.catalog
     if fmt == "json":

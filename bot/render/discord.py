@@ -12,7 +12,6 @@ message id nor a per-message :class:`~discord.ui.View` kept in memory.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -243,8 +242,7 @@ def format_embed(answer: Answer, catalog: Catalog, math: bool = False) -> discor
 
 def format_limited(limited: Limited, catalog: Catalog) -> str:
     """The polite refusal when a user asks faster than the per-user limit allows."""
-    seconds = max(1, math.ceil(limited.retry_after_s))
-    return escape(t(catalog, limited.lang, "render.rate_limited", seconds=seconds))
+    return escape(t(catalog, limited.lang, "render.rate_limited", seconds=limited.seconds))
 
 
 # --------------------------------------------------------------------------- components
