@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from engine import faq as faq_mod
+from engine import native
 from engine.catalog import Catalog, load_catalog
 from engine.i18n import pick_lang, t
 from engine.models import (
@@ -39,6 +40,7 @@ from engine.recommend import (
     is_tight,
     recommend,
     set_allowed,
+    set_headroom_gb,
     set_price,
 )
 from engine.rounding import fmt_gb, fmt_num, fmt_usd
@@ -48,6 +50,8 @@ from engine.sizing import (
     Breakdown,
     inference,
     kv_bytes_per_token,
+    kv_cache_gb,
+    recurrent_state_bytes,
     max_batch,
     max_context_tokens,
     quick_rule_gb,
@@ -143,6 +147,7 @@ def model_ref(m: ModelSpec) -> ModelRef:
         sliding_layers=m.sliding_layers,
         max_context_tokens=m.max_context_tokens,
         shape_source=m.source,
+        **native.ref_fields(m),
     )
 
 
@@ -376,7 +381,7 @@ class _Builder:
             precision = LORA_BASE_PRECISION[task]
         elif task == "full":
             precision = "bf16"
-        precision = precision or "bf16"
+        precision, weight_parts = native.choose_weights(self.cat, q, ref, task, precision, base)
         training_task = task != "inference"
         default_ctx = FT_SEQ_TOKENS if training_task else DEFAULT_CONTEXT
         ctx = q.context_tokens or (
@@ -408,6 +413,7 @@ class _Builder:
             batch=batch,
             card=card,
             count=count,
+            weight_parts=weight_parts,
         )
         return req, note
 
@@ -417,22 +423,25 @@ class _Builder:
         if req.task == "inference":
             bpp = self.cat.precision_by_name[req.precision].bytes_per_param
             kvb = self.cat.kv_by_name[req.kv_dtype].bytes
-            return inference(req.model, bpp, kvb, req.context_tokens, req.batch)
+            weights = native.weights_gb(self.cat, req)
+            return inference(req.model, bpp, kvb, req.context_tokens, req.batch, weights)
         return training(req.model, req.task, req.context_tokens, req.batch)
 
     def workload(self, req: Request, need_gb: float) -> Workload:
         assert req.model is not None
-        prec = self.cat.precision_by_name[req.precision]
         read = None
+        kv_gb = 0.0
         if req.task == "inference":
-            active = req.model.active_params_b or req.model.params_b
-            read = active * prec.bytes_per_param
+            read = native.read_per_token_gb(self.cat, req)
+            kvb = self.cat.kv_by_name[req.kv_dtype].bytes
+            kv_gb = kv_cache_gb(req.model, kvb, req.context_tokens, req.batch)
         return Workload(
             need_gb=need_gb,
             task=req.task,
-            needs_fp8=prec.needs_fp8 and req.task == "inference",
+            needs_fp8=native.needs_fp8(self.cat, req) and req.task == "inference",
             attention_heads=req.model.attention_heads,
             weights_read_gb=read,
+            **native.kv_fields(req, kv_gb),
         )
 
     def model_notes(self, req: Request) -> None:
@@ -463,6 +472,43 @@ class _Builder:
             self.caveat("gguf", bits=self.num(prec.bits, 4))
         if req.kv_dtype == "fp8":
             self.caveat("kv_fp8")
+        self.native_notes(req)
+
+    def native_notes(self, req: Request) -> None:
+        """Say how the weights were counted when they are not the sources' one precision."""
+        m, parts = req.model, req.weight_parts
+        if m is None or req.task != "inference":
+            return
+        if parts is not None and parts.as_released:
+            bf16 = req.model_copy(update={"precision": "bf16", "weight_parts": None})
+            self.assume(
+                "as_released",
+                parts=native.parts_label(self.cat, self.lang, parts),
+                weights=self.gb(self.breakdown(req).parts["weights"]),
+                bf16=self.gb(self.breakdown(bf16).total),
+            )
+        elif parts is not None:
+            self.assume("weight_parts", parts=native.parts_label(self.cat, self.lang, parts))
+        if self.q.precision is None and self.q.model is not None and native.is_ollama_tag(
+            self.q.text
+        ):
+            self.assume("ollama_tag", prec=req.precision.upper())
+        lt = m.layer_types
+        if lt is not None and (lt.linear or lt.mamba or lt.shared_kv or lt.none):
+            self.caveat(
+                "hybrid_layers",
+                full=lt.full + lt.sliding,
+                total=m.layers,
+                state=self.num(recurrent_state_bytes(m) / 1e6, 1),
+            )
+        native_cards = self.cat.precision_by_name[req.precision].native_cards
+        if native_cards:
+            self.caveat("native_cards", prec=req.precision.upper(), cards=native_cards)
+
+    def edge_note(self, vram_gb: float, headroom_gb: float) -> None:
+        """vLLM takes 90% of a card by default: a fit inside the last 10% is at the edge."""
+        if 0 <= headroom_gb < vram_gb * native.VLLM_DEFAULT_SHARE:
+            self.caveat("vllm_headroom", headroom=self.gb(headroom_gb))
 
     def pick_notes(self, pick: Pick, req: Request) -> None:
         card = self.cat.card_by_name[pick.card]
@@ -472,6 +518,7 @@ class _Builder:
                 headroom=self.gb(pick.headroom_gb),
                 per_card=self.gb(pick.headroom_gb / pick.count),
             )
+        self.edge_note(card.vram_gb * pick.count, pick.headroom_gb)
         for code in card.caveats:
             self.caveat(f"card.{code}")
         if pick.count > 1:
@@ -503,7 +550,8 @@ class _Builder:
         self.model_notes(req)
         self.training_notes(req)
         prec = self.cat.precision_by_name[req.precision]
-        quick = quick_rule_gb(req.model.params_b, prec.bytes_per_param)
+        bpp = prec.bytes_per_param if req.weight_parts is None else bd.parts["weights"] / req.model.params_b
+        quick = quick_rule_gb(req.model.params_b, bpp)
         kvbpt = self.kv_per_token(req)
         answer = Answer(
             kind="sizing",
@@ -546,7 +594,7 @@ class _Builder:
             p = self.cat.precision_by_name[lower]
             if p.bits >= current.bits:
                 continue
-            r2 = req.model_copy(update={"precision": lower})
+            r2 = req.model_copy(update={"precision": lower, "weight_parts": None})
             need = self.breakdown(r2).total
             cheaper, _ = recommend(self.cat, self.workload(r2, need))
             if cheaper is not None and cheaper.monthly_usd <= pick.monthly_usd * 0.6:
@@ -572,7 +620,7 @@ class _Builder:
             count = ask_.count or card.min_count
             why = set_allowed(card, count, w)
             cap = card.vram_gb * count
-            headroom = cap - need
+            headroom = set_headroom_gb(card, count, w)
             ok = headroom >= 0 and why is None
             _, _, price = set_price(self.cat, card, count)
             fits.append(
@@ -614,6 +662,8 @@ class _Builder:
                 headroom=self.gb(first.headroom_gb),
                 per_card=self.gb(first.headroom_gb / first.count),
             )
+        if first is not None and first.fits:
+            self.edge_note(first.vram_gb or 0.0, first.headroom_gb)
         answer = Answer(
             kind="fit",
             request=req,

@@ -192,7 +192,7 @@ def _unique(
     return out
 
 
-def _check_models(models: list[ModelSpec]) -> None:
+def _check_models(models: list[ModelSpec], precisions: set[str]) -> None:
     seen: set[str] = set()
     for m in models:
         f = "models.yaml"
@@ -201,7 +201,7 @@ def _check_models(models: list[ModelSpec]) -> None:
         seen.add(m.id)
         if m.mla is None and m.attention_heads % m.kv_heads:
             raise CatalogError(f, m.id, "kv_heads", "must divide attention_heads")
-        if (m.sliding_window is None) != (m.sliding_layers == 0):
+        if (m.sliding_window is None) != (m.sliding_layers == 0) and m.layer_types is None:
             raise CatalogError(
                 f, m.id, "sliding_layers", "must be set exactly when sliding_window is"
             )
@@ -211,6 +211,53 @@ def _check_models(models: list[ModelSpec]) -> None:
             raise CatalogError(f, m.id, "active_params_b", "cannot exceed params_b")
         if (m.moe is None) != (m.active_params_b is None):
             raise CatalogError(f, m.id, "active_params_b", "MoE models need it, dense ones not")
+        if not m.source.strip():
+            raise CatalogError(f, m.id, "source", "must name where the values were read")
+        if not m.tasks:
+            raise CatalogError(f, m.id, "tasks", "name at least one of chat, code, reasoning, vision")
+        _check_model_parts(m, precisions)
+    for m in models:
+        if m.variant_of is not None and (m.variant_of not in seen or m.variant_of == m.id):
+            raise CatalogError(f, m.id, "variant_of", f"no other entry has id {m.variant_of}")
+
+
+def _check_model_parts(m: ModelSpec, precisions: set[str]) -> None:
+    """The issue-12 fields: precisions by name, layer counts that add up, states where needed."""
+    f = "models.yaml"
+    if m.moe is not None:
+        if m.moe.expert_intermediate_size is None or m.moe.moe_layers is None:
+            raise CatalogError(
+                f, m.id, "moe", "needs expert_intermediate_size and moe_layers from config.json"
+            )
+        if m.moe.moe_layers > m.layers:
+            raise CatalogError(f, m.id, "moe.moe_layers", "cannot exceed layers")
+    native = m.native_precision
+    for part in ("experts", "dense", "embeddings"):
+        name = getattr(native, part)
+        if name is not None and name not in precisions:
+            raise CatalogError(f, m.id, f"native_precision.{part}", f"unknown precision {name}")
+    if native.experts is not None and m.moe is None:
+        raise CatalogError(f, m.id, "native_precision.experts", "only MoE models have experts")
+    if not native.source.strip():
+        raise CatalogError(f, m.id, "native_precision.source", "must say where it was read")
+    if m.ollama_precision is not None and m.ollama_precision not in precisions:
+        raise CatalogError(f, m.id, "ollama_precision", f"unknown precision {m.ollama_precision}")
+    lt = m.layer_types
+    if lt is not None:
+        if lt.total != m.layers:
+            raise CatalogError(
+                f, m.id, "layer_types", f"counts add up to {lt.total}, not layers ({m.layers})"
+            )
+        if lt.sliding and m.sliding_window is None:
+            raise CatalogError(f, m.id, "layer_types.sliding", "needs sliding_window")
+        if lt.sliding != m.sliding_layers:
+            raise CatalogError(f, m.id, "sliding_layers", "must equal layer_types.sliding")
+        if (lt.linear or lt.mamba) and m.recurrent_state is None:
+            raise CatalogError(f, m.id, "recurrent_state", "linear / mamba layers need it")
+    if m.recurrent_state is not None and (lt is None or not (lt.linear or lt.mamba)):
+        raise CatalogError(f, m.id, "recurrent_state", "only for linear / mamba layers")
+    if m.full_attention is not None and not m.sliding_layers and lt is None:
+        raise CatalogError(f, m.id, "full_attention", "only when layer kinds differ")
 
 
 def _check_fleet(fleet: CardsFile, books: dict[str, PriceBook]) -> None:
@@ -302,7 +349,7 @@ def load_catalog(data_dir: Path | str | None = None, price_book: str = "monthly"
     books = {book.name: book}
     messages = _load_messages(d)
     _check_fleet(fleet, books)
-    _check_models(models)
+    _check_models(models, {p.name for p in precisions.precisions})
     seen_topics: set[str] = set()
     for t in faq:
         if t.id in seen_topics:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from engine import native
 from engine.models import Answer, Fit, Pick, Request, Section
 from engine.sizing import (
     ADAPTER_BYTES,
@@ -176,8 +177,12 @@ def math_lines(b: _Builder, a: Answer) -> list[str]:
             b.t(
                 "math.weights",
                 params=b.num(m.params_b, 2),
-                bpp=b.num(prec.bytes_per_param, 4),
-                prec=req.precision.upper(),
+                bpp=b.num(mem["weights"] / m.params_b, 4),
+                prec=(
+                    req.precision.upper()
+                    if req.weight_parts is None
+                    else native.parts_label(b.cat, b.lang, req.weight_parts)
+                ),
                 gb=b.num(mem["weights"], 2),
             )
         )
@@ -272,13 +277,11 @@ def math_lines(b: _Builder, a: Answer) -> list[str]:
             )
         )
         if p.decode_tok_s and req.task == "inference":
-            prec = b.cat.precision_by_name[req.precision]
-            active = m.active_params_b or m.params_b
             lines.append(
                 b.t(
                     "math.decode",
                     bw=b.num(card.bandwidth_gbps * p.count),
-                    gb=b.num(active * prec.bytes_per_param, 2),
+                    gb=b.num(native.read_per_token_gb(b.cat, req), 2),
                     tok=b.num(p.decode_tok_s, 1),
                 )
             )

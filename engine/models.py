@@ -123,6 +123,50 @@ class MoE(_Data):
     experts: int = Field(gt=0)
     experts_per_token: int = Field(gt=0)
     shared_experts: int = Field(ge=0)
+    expert_intermediate_size: int | None = Field(default=None, gt=0)
+    moe_layers: int | None = Field(default=None, gt=0)
+
+
+class NativePrecision(_Data):
+    """What the official checkpoint stores, per part; names are precisions.yaml names."""
+
+    experts: str | None = None  # routed experts (MoE only); None = same as dense
+    dense: str  # every other linear layer
+    embeddings: str = "bf16"  # embed_tokens + lm_head
+    source: str
+
+
+class LayerTypes(_Data):
+    """How many layers of each kind; only for models whose layers differ beyond sliding."""
+
+    full: int = Field(default=0, ge=0)
+    linear: int = Field(default=0, ge=0)  # Gated DeltaNet / linear attention
+    mamba: int = Field(default=0, ge=0)  # Mamba / Mamba2
+    sliding: int = Field(default=0, ge=0)
+    shared_kv: int = Field(default=0, ge=0)  # reuse an earlier layer's KV: add nothing
+    none: int = Field(default=0, ge=0)  # no sequence state (MLP-only layers)
+
+    @property
+    def total(self) -> int:
+        return self.full + self.linear + self.mamba + self.sliding + self.shared_kv + self.none
+
+
+class RecurrentState(_Data):
+    """Fixed per-sequence state of a linear-attention or Mamba layer, from config.json."""
+
+    heads: int = Field(gt=0)
+    key_dim: int = Field(gt=0)
+    value_dim: int = Field(gt=0)
+    conv_kernel: int = Field(gt=0)
+    conv_channels: int = Field(ge=0)
+
+
+class AttentionShape(_Data):
+    kv_heads: int = Field(gt=0)
+    head_dim: int = Field(gt=0)
+
+
+ModelTask = Literal["chat", "code", "reasoning", "vision"]
 
 
 class ModelSpec(_Data):
@@ -146,6 +190,15 @@ class ModelSpec(_Data):
     sliding_layers: int = Field(default=0, ge=0)
     mla: MLA | None = None
     moe: MoE | None = None
+    intermediate_size: int | None = Field(default=None, gt=0)
+    tie_word_embeddings: bool = False
+    native_precision: NativePrecision
+    layer_types: LayerTypes | None = None
+    recurrent_state: RecurrentState | None = None
+    full_attention: AttentionShape | None = None
+    tasks: list[ModelTask] = Field(default_factory=list)
+    variant_of: str | None = None
+    ollama_precision: str | None = None
     source: str
     notes: str | None = None
 
@@ -159,6 +212,11 @@ class Precision(_Data):
     bits: float = Field(gt=0)
     needs_fp8: bool
     gguf: bool = False
+    # Where a request for this precision applies: "all" parameters (the sources' plain types),
+    # or "linear" layers only (embeddings and lm_head stay BF16), or "experts" of an MoE model
+    # (attention, shared MLPs, router and embeddings stay BF16; a dense model gets "linear").
+    scope: Literal["all", "linear", "experts"] = "all"
+    native_cards: str | None = None  # the hardware that computes in this format natively
     aliases: list[str]
 
     @property
@@ -225,6 +283,20 @@ class ModelRef(_Out):
     sliding_layers: int = 0
     max_context_tokens: int | None = None
     shape_source: str | None = None
+    experts_b: float | None = None  # routed-expert parameters, derived from config values
+    embeddings_b: float | None = None  # embed_tokens + lm_head parameters
+    layer_types: LayerTypes | None = None
+    recurrent_state: RecurrentState | None = None
+    full_attention: AttentionShape | None = None
+
+
+class WeightParts(_Out):
+    """Weights stored at different precisions per part (a mixed checkpoint, e.g. as released)."""
+
+    experts: str | None = None
+    dense: str
+    embeddings: str
+    as_released: bool = False
 
 
 class Request(_Out):
@@ -236,6 +308,7 @@ class Request(_Out):
     batch: int = 1
     card: str | None = None
     count: int | None = None
+    weight_parts: WeightParts | None = None
 
 
 # --------------------------------------------------------------------------- answer parts

@@ -33,6 +33,28 @@ class Workload:
     needs_fp8: bool
     attention_heads: int | None
     weights_read_gb: float | None  # bytes read per decoded token (active weights), GB
+    kv_gb: float = 0.0  # the part of need_gb that is KV cache and recurrent state
+    kv_heads: int | None = None  # KV heads tensor parallelism splits (None: not known)
+    kv_replicated: bool = False  # an MLA latent cache: every card holds all of it
+
+
+def kv_extra_per_card_gb(w: Workload, count: int) -> float:
+    """Cache a card holds beyond its even 1/count share: tensor parallelism copies an MLA latent
+    to every card, and KV heads fewer than the cards are copied so each card has one."""
+    if count == 1 or not w.kv_gb:
+        return 0.0
+    if w.kv_replicated:
+        share = 1.0
+    elif w.kv_heads and w.kv_heads < count:
+        share = 1 / w.kv_heads
+    else:
+        return 0.0
+    return w.kv_gb * share - w.kv_gb / count
+
+
+def set_headroom_gb(card: Card, count: int, w: Workload) -> float:
+    """Room left over the whole set, judged card by card (copied caches count on each card)."""
+    return card.vram_gb * count - w.need_gb - kv_extra_per_card_gb(w, count) * count
 
 
 def set_price(catalog: Catalog, card: Card, count: int) -> tuple[float, float, float]:
@@ -59,7 +81,7 @@ def make_pick(
     catalog: Catalog, card: Card, count: int, w: Workload, reason: str | None = None
 ) -> Pick:
     list_usd, pct, price = set_price(catalog, card, count)
-    headroom = card.vram_gb * count - w.need_gb
+    headroom = set_headroom_gb(card, count, w)
     # Trusted numbers computed here: skip validation, this runs for every configuration.
     return Pick.model_construct(
         card=card.name,
@@ -87,6 +109,8 @@ def set_allowed(card: Card, count: int, w: Workload) -> str | None:
         return "no_full_ft_sets"
     if w.task == "inference" and w.attention_heads and w.attention_heads % count:
         return "heads_not_divisible"
+    if w.task == "inference" and w.kv_heads and w.kv_heads > count and w.kv_heads % count:
+        return "kv_heads_not_divisible"
     return None
 
 
@@ -113,7 +137,11 @@ def _sets(catalog: Catalog) -> tuple[tuple[Card, int, float, float], ...]:
 def _options(catalog: Catalog, w: Workload) -> list[_Option]:
     out = []
     for card, n, capacity, price in _sets(catalog):
-        if capacity >= w.need_gb and set_allowed(card, n, w) is None:
+        if (
+            capacity >= w.need_gb
+            and (n == 1 or set_headroom_gb(card, n, w) >= 0)
+            and set_allowed(card, n, w) is None
+        ):
             decode = decode_for(card, n, w.weights_read_gb) or 0.0
             out.append(_Option(price, -decode, n, card))
     out.sort(key=lambda o: (o.price, o.neg_decode))
@@ -154,7 +182,7 @@ def alternatives(catalog: Catalog, w: Workload, pick: Pick, limit: int = 2) -> l
         )
     take((o for o in options if o.price < pick.monthly_usd and o.n > 1), "cheaper_set")
     if pick.tight:
-        headroom_ok = (o for o in options if not is_tight(o.card.vram_gb * o.n - w.need_gb, o.n))
+        headroom_ok = (o for o in options if not is_tight(set_headroom_gb(o.card, o.n, w), o.n))
         take(headroom_ok, "roomier")
     return [make_pick(catalog, o.card, o.n, w, reason) for o, reason in chosen]
 

@@ -16,6 +16,7 @@ GB = 1e9  # decimal gigabyte: params in billions x bytes per param = GB
 MB = 1e6
 OVERHEAD_GB = 2.0  # CUDA context, framework and allocator, per process
 KV_K_AND_V = 2  # the cache holds a key and a value vector
+STATE_BYTES = 2  # linear-attention / Mamba recurrent and conv state, kept at 16 bits
 
 # Full fine-tune with Adam, bytes per parameter.
 FULL_FT_BYTES = {
@@ -58,36 +59,87 @@ def weights_gb(params_b: float, bytes_per_param: float) -> float:
     return params_b * bytes_per_param
 
 
+def mixed_weights_gb(
+    model: ModelRef, experts_bpp: float, dense_bpp: float, embeddings_bpp: float
+) -> float:
+    """A checkpoint stored at several precisions: each part at its own rate.
+
+    ``experts_b`` and ``embeddings_b`` are derived from config values; the rest of
+    ``params_b`` (attention, dense and shared-expert MLPs, router, norms) is at the dense rate.
+    """
+    experts = model.experts_b or 0.0
+    embeddings = model.embeddings_b or 0.0
+    rest = max(model.params_b - experts - embeddings, 0.0)
+    return experts * experts_bpp + embeddings * embeddings_bpp + rest * dense_bpp
+
+
+def _grow_layers(model: ModelRef) -> tuple[int, int]:
+    """(full-attention layers, sliding-window layers): the ones whose cache grows with context.
+
+    Linear-attention, Mamba, shared-KV and state-free layers add no per-token cache.
+    """
+    if model.layer_types is not None:
+        return model.layer_types.full, model.layer_types.sliding
+    return model.layers - model.sliding_layers, model.sliding_layers
+
+
 def kv_bytes_per_token(
     model: ModelRef, kv_bytes: float, context_tokens: int | None = None
 ) -> float:
     """Bytes one token adds to the cache, averaged over the context for windowed layers.
 
     MLA caches one compressed latent (plus the RoPE key) per layer; sliding-window layers stop
-    growing once the window is full, so their share depends on the context length.
+    growing once the window is full, so their share depends on the context length; only layers
+    whose cache grows with context count (see ``_grow_layers``).
     """
+    full, sliding = _grow_layers(model)
     if model.mla is not None:
-        return model.layers * (model.mla.kv_lora_rank + model.mla.qk_rope_head_dim) * kv_bytes
+        latent = model.mla.kv_lora_rank + model.mla.qk_rope_head_dim
+        return (full + sliding) * latent * kv_bytes
     per_layer = KV_K_AND_V * model.kv_heads * model.head_dim * kv_bytes
-    if not model.sliding_layers or model.sliding_window is None or not context_tokens:
-        return model.layers * per_layer
-    full = model.layers - model.sliding_layers
-    cached = full * context_tokens + model.sliding_layers * min(
-        context_tokens, model.sliding_window
-    )
-    return per_layer * cached / context_tokens
+    per_full = per_layer
+    if model.full_attention is not None:
+        shape = model.full_attention
+        per_full = KV_K_AND_V * shape.kv_heads * shape.head_dim * kv_bytes
+    if not sliding or model.sliding_window is None or not context_tokens:
+        return full * per_full + sliding * per_layer
+    cached_sliding = sliding * min(context_tokens, model.sliding_window)
+    return full * per_full + per_layer * cached_sliding / context_tokens
+
+
+def recurrent_state_bytes(model: ModelRef) -> float:
+    """Fixed state one sequence keeps in linear-attention / Mamba layers, whatever its length.
+
+    Per layer: the state matrix (heads x key_dim x value_dim) plus the causal-conv window
+    (conv_channels x (conv_kernel - 1)), both at 2 bytes.
+    """
+    rs, lt = model.recurrent_state, model.layer_types
+    if rs is None or lt is None:
+        return 0.0
+    per_layer = (
+        rs.heads * rs.key_dim * rs.value_dim + rs.conv_channels * (rs.conv_kernel - 1)
+    ) * STATE_BYTES
+    return (lt.linear + lt.mamba) * per_layer
 
 
 def kv_cache_gb(model: ModelRef, kv_bytes: float, context_tokens: int, batch: int) -> float:
-    return kv_bytes_per_token(model, kv_bytes, context_tokens) * context_tokens * batch / GB
+    """The per-token cache for the whole context plus each sequence's fixed recurrent state."""
+    grow = kv_bytes_per_token(model, kv_bytes, context_tokens) * context_tokens
+    return (grow + recurrent_state_bytes(model)) * batch / GB
 
 
 def inference(
-    model: ModelRef, bytes_per_param: float, kv_bytes: float, context_tokens: int, batch: int
+    model: ModelRef,
+    bytes_per_param: float,
+    kv_bytes: float,
+    context_tokens: int,
+    batch: int,
+    weights: float | None = None,
 ) -> Breakdown:
+    """``weights`` (GB) overrides params x bytes for a checkpoint stored at several precisions."""
     return Breakdown(
         {
-            "weights": weights_gb(model.params_b, bytes_per_param),
+            "weights": weights_gb(model.params_b, bytes_per_param) if weights is None else weights,
             "kv_cache": kv_cache_gb(model, kv_bytes, context_tokens, batch),
             "overhead": OVERHEAD_GB,
         }
