@@ -87,7 +87,7 @@ _GROUPED = r"(\d{1,3}(?:[ ,]\d{3})+|\d+)"
 # "128k", "128 tys.", "128 thousand", "1m", "1 mln": first letter -> multiplier
 _THOUSANDS = r"k\b|m\b|tys\b\.?|tysi[eę]c\w*|thousand\b|mln\b|million\b|พัน"
 _UNITS = {"k": K_TOKENS, "t": K_TOKENS, "พ": K_TOKENS, "m": M_TOKENS}
-_KV_TYPES = r"(fp8|fp16|bf16|fp32|int8|q8_0|q8|f16|f8|e4m3|e5m2|8[\s-]*bit|16[\s-]*bit)"
+_KV_TYPES = r"(fp8|fp16|bf16|fp32|int8|q8_0|q8|q4_0|f16|f8|e4m3|e5m2|8[\s-]*bit|16[\s-]*bit)"
 _KV_WORD = r"(?:kv(?:[\s_-]*cache)?|cache)"
 _KV_FIRST = re.compile(
     r"\b" + _KV_WORD + r"\s*(?:in\s+|w\s+|as\s+|=|:)?\s*" + _KV_TYPES + r"(?![\w.])"
