@@ -51,10 +51,10 @@ from engine.sizing import (
     inference,
     kv_bytes_per_token,
     kv_cache_gb,
-    recurrent_state_bytes,
     max_batch,
     max_context_tokens,
     quick_rule_gb,
+    recurrent_state_bytes,
     training,
 )
 
@@ -489,8 +489,10 @@ class _Builder:
             )
         elif parts is not None:
             self.assume("weight_parts", parts=native.parts_label(self.cat, self.lang, parts))
-        if self.q.precision is None and self.q.model is not None and native.is_ollama_tag(
-            self.q.text
+        if (
+            self.q.precision is None
+            and self.q.model is not None
+            and native.is_ollama_tag(self.q.text)
         ):
             self.assume("ollama_tag", prec=req.precision.upper())
         lt = m.layer_types
@@ -550,7 +552,11 @@ class _Builder:
         self.model_notes(req)
         self.training_notes(req)
         prec = self.cat.precision_by_name[req.precision]
-        bpp = prec.bytes_per_param if req.weight_parts is None else bd.parts["weights"] / req.model.params_b
+        bpp = (
+            prec.bytes_per_param
+            if req.weight_parts is None
+            else bd.parts["weights"] / req.model.params_b
+        )
         quick = quick_rule_gb(req.model.params_b, bpp)
         kvbpt = self.kv_per_token(req)
         answer = Answer(

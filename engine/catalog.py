@@ -214,7 +214,9 @@ def _check_models(models: list[ModelSpec], precisions: set[str]) -> None:
         if not m.source.strip():
             raise CatalogError(f, m.id, "source", "must name where the values were read")
         if not m.tasks:
-            raise CatalogError(f, m.id, "tasks", "name at least one of chat, code, reasoning, vision")
+            raise CatalogError(
+                f, m.id, "tasks", "name at least one of chat, code, reasoning, vision"
+            )
         _check_model_parts(m, precisions)
     for m in models:
         if m.variant_of is not None and (m.variant_of not in seen or m.variant_of == m.id):

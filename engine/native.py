@@ -153,7 +153,7 @@ def read_per_token_gb(cat: Catalog, req: Request) -> float:
 
 
 def parts_label(cat: Catalog, lang: str, p: WeightParts) -> str:
-    """"MXFP4 experts, BF16 rest" in the answer's language."""
+    """ "MXFP4 experts, BF16 rest" in the answer's language."""
     t = cat.messages[lang]
     if p.experts is not None and p.experts != p.dense:
         text = t["native.experts_rest"].format(experts=p.experts.upper(), rest=p.dense.upper())
