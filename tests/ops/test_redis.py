@@ -274,7 +274,7 @@ async def test_paused_redis_answers_from_memory_and_recovers(
 
         proc.send_signal(signal.SIGCONT)
         await asyncio.sleep(0.6)  # let the breaker's cooldown pass
-        for n in range(3):
+        for _ in range(3):
             back = await asyncio.wait_for(
                 desk.answer("7b fp16", platform="telegram", chat_key="e", user_key="u"),
                 WATCHDOG_S,
