@@ -185,9 +185,11 @@ class RedisStore:
         return await self.local.get_memo(key)
 
     async def put_memo(self, key: str, value: str, ttl_s: float) -> None:
-        await self.local.put_memo(key, value, ttl_s)
+        """Into Redis; into this process only when Redis cannot take it (memos can be big)."""
         ttl = max(1, math.ceil(ttl_s))
-        await self._call("set", lambda: self.client.set(self.memo_key(key), value, ex=ttl))
+        ok, _ = await self._call("set", lambda: self.client.set(self.memo_key(key), value, ex=ttl))
+        if not ok:
+            await self.local.put_memo(key, value, ttl_s)
 
     async def ping(self) -> bool:
         """True when Redis answers; used at start-up to warn early about a bad URL."""
