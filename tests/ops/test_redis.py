@@ -336,3 +336,24 @@ def test_vram_serve_with_a_malformed_url_prints_one_line(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "VRAMCHAT_REDIS_URL is malformed" in proc.stderr
     assert "Traceback" not in proc.stderr and "hunter2" not in proc.stderr
+
+
+async def test_a_button_memo_written_by_one_replica_works_on_another(
+    stores: tuple[RedisStore, RedisStore],
+):
+    """The Telegram button state: replica A sent the answer, replica B gets the press."""
+    from bot.telegram_app import Shown, ShownAnswers
+    from engine import ask, context_of
+
+    catalog = load_catalog()
+    a, b = ShownAnswers(store=stores[0]), ShownAnswers(store=stores[1])
+    original = ask("70b int4 128k", "en", catalog=catalog)
+    alt = ask("on 2x H100 SXM", "en", catalog=catalog, previous=context_of(original))
+    ref = a.add(Shown("70b int4 128k", "en", None, original, alt, math=True))
+    await a.save(ref)
+    assert b.get(ref) is None  # not in B's process ...
+    shown = await b.load(ref)  # ... but in the shared store
+    assert shown is not None and shown.original == original and shown.current == alt
+    assert shown.math and shown.current is not shown.original
+    assert await b.load("ffffffff") is None
+    assert await b.load("../../x") is None  # only refs we issue are looked up
