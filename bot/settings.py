@@ -64,8 +64,6 @@ class Settings(BaseSettings):
     telegram_webhook_listen: str = "127.0.0.1"
     telegram_webhook_port: int = 8443
     telegram_webhook_path: str = "telegram"
-    # polling: the update ids already answered, so a restart after a kill answers each once
-    telegram_state_file: Path | None = None
 
     # discord
     discord_token: SecretStr | None = None

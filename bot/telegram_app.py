@@ -616,10 +616,10 @@ class HandledUpdates:
     Telegram redelivers every update the bot has not confirmed (by asking for a later
     offset); the poller confirms only after a reply was sent or given up on, so after a kill
     some answered updates come back. Their ids are kept as store memos (shared through Redis
-    when it is configured) and, for a single process, appended to ``TELEGRAM_STATE_FILE``:
+    when it is configured) and, for a single process, appended to a small file:
     one id per line, written before the next update starts, so it survives SIGKILL (the
     kernel has the bytes); it is rewritten with the newest ids when it grows past twice
-    :attr:`keep`.
+    :attr:`keep`. ``vram telegram`` keeps that file at :func:`state_file`.
     """
 
     def __init__(
@@ -640,7 +640,7 @@ class HandledUpdates:
         except FileNotFoundError:
             return
         except OSError as exc:
-            log.warning("TELEGRAM_STATE_FILE cannot be read (%s); starting without it", exc)
+            log.warning("%s cannot be read (%s); starting without it", path, exc)
             self.path = None
             return
         for line in text.split():
@@ -676,6 +676,7 @@ class HandledUpdates:
 
     def _append(self, path: Path, update_id: int) -> None:
         self._lines += 1
+        path.parent.mkdir(parents=True, exist_ok=True)
         if self._lines > 2 * self.keep:
             tmp = path.with_name(path.name + ".tmp")
             tmp.write_text("".join(f"{i}\n" for i in self._ids), encoding="ascii")
@@ -788,14 +789,26 @@ class Poller:
         self.stopping.set()
 
 
-def handled_updates(settings: Settings, desk: Desk, app: TgApp) -> HandledUpdates:
+def state_file(bot_id: int | str) -> Path:
+    """Where one bot's answered update ids survive a restart of a single process.
+
+    ``~/.local/state/vramchat/telegram-<bot id>.updates`` (the XDG state location). Where the
+    home directory is not writable (a read-only container) the ids stay in the store: in
+    memory, or in Redis when ``VRAMCHAT_REDIS_URL`` is set, which is what replicas need.
+    """
+    return Path.home() / ".local" / "state" / "vramchat" / f"{PLATFORM}-{bot_id}.updates"
+
+
+def handled_updates(settings: Settings, desk: Desk, path: Path | None = None) -> HandledUpdates:
+    """The answered-update record for this bot; ``path=None`` keeps it in the store only."""
     token = settings.require_telegram()
-    return HandledUpdates(desk.store, token.split(":", 1)[0], settings.telegram_state_file)
+    return HandledUpdates(desk.store, token.split(":", 1)[0], path)
 
 
 async def serve_polling(app: TgApp, settings: Settings, desk: Desk) -> None:
     """``vram telegram`` without a webhook: :class:`Poller` until SIGINT or SIGTERM."""
-    poller = Poller(app, handled_updates(settings, desk, app))
+    bot_id = settings.require_telegram().split(":", 1)[0]
+    poller = Poller(app, handled_updates(settings, desk, state_file(bot_id)))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with suppress(NotImplementedError, RuntimeError, ValueError):

@@ -46,7 +46,7 @@ async def bot(fake: FakeTelegram, desk: Desk) -> AsyncIterator[Bot]:
     app = build_application(settings, desk)
     async with app:
         await app.start()
-        poller = Poller(app, handled_updates(settings, desk, app), timeout=1)
+        poller = Poller(app, handled_updates(settings, desk), timeout=1)
         task = asyncio.create_task(poller.run())
         try:
             yield Bot(fake, app, desk)

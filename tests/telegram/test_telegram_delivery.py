@@ -93,7 +93,7 @@ async def test_sigkill_with_pending_updates_then_restart_answers_each_once(
         asked.append(update["message"]["message_id"])
     last_update_id = max(ids)
     fake.delay("sendMessage", 0.5)  # each answer is in flight for a while: a kill lands in one
-    env = child_env(fake, fake.token, TELEGRAM_STATE_FILE=str(tmp_path / "telegram.state"))
+    env = child_env(fake, fake.token, HOME=str(tmp_path))  # both runs share the state file
 
     async with vram_telegram(env, tmp_path / "first.log") as proc:
         # the 4th send is held by the fake: three answers are out and recorded
@@ -113,3 +113,5 @@ async def test_sigkill_with_pending_updates_then_restart_answers_each_once(
     assert answered == Counter(asked), answered  # each question exactly once
     assert all(fake.deliveries[u] >= 2 for u in ids[:before])  # they did come back
     assert "answered before a restart; skipped" in (tmp_path / "second.log").read_text()
+    state = tmp_path / ".local" / "state" / "vramchat" / f"telegram-{fake.bot_id}.updates"
+    assert sorted(int(x) for x in state.read_text().split()) == ids
