@@ -1,8 +1,8 @@
 """The one service every adapter calls: rate limit, follow-up memory, engine, metrics, log line.
 
 Adapters translate platform events into ``Desk.answer(...)`` and render the result; the
-per-user limit and the conversation memory live behind :class:`StateStore` so several
-processes can share them (in-process by default, Redis when configured).
+per-user limit and the conversation memory live behind :class:`bot.store.StateStore` so
+several processes can share them (in-process by default, Redis when configured).
 """
 
 from __future__ import annotations
@@ -13,67 +13,26 @@ import math
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Protocol
 
 from bot import metrics
 from bot.settings import Settings
+from bot.store import MemoryStore, StateStore, context_from_json, context_to_json
 from engine import Answer, Catalog, CatalogError, Context, ask, context_of, load_catalog
-from engine.conversation import Conversations
 from engine.i18n import pick_lang
-from engine.models import Request
+
+__all__ = [
+    "Desk",
+    "Limited",
+    "MemoryStore",
+    "StateStore",
+    "context_from_json",
+    "context_to_json",
+    "desk_for",
+    "error_reference",
+    "settle_heap",
+]
 
 log = logging.getLogger("vramchat.desk")
-
-
-class StateStore(Protocol):
-    """Where follow-up context and rate-limit counters live."""
-
-    async def get_context(self, key: str) -> Context | None: ...
-
-    async def put_context(self, key: str, ctx: Context) -> None: ...
-
-    async def hit(self, user_key: str, limit: int, window_s: float) -> float:
-        """Count one question; return 0 if allowed, else seconds until the next is allowed."""
-        ...
-
-
-class MemoryStore:
-    """In-process store: nothing to install, state is lost on restart (by design)."""
-
-    def __init__(self, ttl_s: float = 1800.0, max_chats: int = 10_000) -> None:
-        self.conversations = Conversations(max_chats=max_chats, ttl_s=ttl_s)
-        self._hits: dict[str, list[float]] = {}
-
-    async def get_context(self, key: str) -> Context | None:
-        return self.conversations.get(key)
-
-    async def put_context(self, key: str, ctx: Context) -> None:
-        self.conversations.put(key, ctx)
-
-    async def hit(self, user_key: str, limit: int, window_s: float) -> float:
-        now = time.monotonic()
-        stamps = [s for s in self._hits.get(user_key, []) if now - s < window_s]
-        if len(stamps) >= limit:
-            self._hits[user_key] = stamps
-            return window_s - (now - stamps[0])
-        stamps.append(now)
-        self._hits[user_key] = stamps
-        if len(self._hits) > 100_000:  # forget idle users rather than grow without bound
-            self._hits = {k: v for k, v in self._hits.items() if v and now - v[-1] < window_s}
-        return 0.0
-
-
-def context_to_json(ctx: Context) -> str:
-    import json
-
-    return json.dumps({"request": ctx.request.model_dump(mode="json"), "pick": ctx.pick_card})
-
-
-def context_from_json(text: str) -> Context:
-    import json
-
-    raw = json.loads(text)
-    return Context(Request.model_validate(raw["request"]), raw.get("pick"))
 
 
 @dataclass(frozen=True)

@@ -34,31 +34,67 @@ REQUEST_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 )
 
 # Shapes of secrets that leak even when their value is not in settings (another bot's token
-# in a library's URL, a header echoed back in an error).
+# in a library's URL, a header echoed back in an error). Every repeat is bounded and every
+# pattern starts at a fixed anchor, so one pass over a line is linear in its length (an
+# unbounded ``\w+://`` used to backtrack over each long word: 81 s for a 64 KB URL).
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\bbot\d+:[A-Za-z0-9_-]+"), "bot" + MASK),  # api.telegram.org/bot<id>:<token>
-    (re.compile(r"\b(Bearer)\s+[A-Za-z0-9._~+/=-]+", re.IGNORECASE), r"\1 " + MASK),
-    (re.compile(r"\b(Bot)\s+[A-Za-z0-9._-]{20,}"), r"\1 " + MASK),  # Discord's auth scheme
-    (re.compile(r"(\w+://[^\s:/@]*:)[^\s@/]+@"), r"\1" + MASK + "@"),  # scheme://user:pw@host
+    (re.compile(r"\bbot\d{1,20}:[A-Za-z0-9_-]+"), "bot" + MASK),  # api.telegram.org/bot<id>:<t>
+    (re.compile(r"\b(Bearer)[ \t]{1,8}[A-Za-z0-9._~+/=-]+", re.IGNORECASE), r"\1 " + MASK),
+    (re.compile(r"\b(Bot)[ \t]{1,8}[A-Za-z0-9._-]{20,}"), r"\1 " + MASK),  # Discord's scheme
+    # scheme://user:pw@host; the scheme starts a word and is short, user and password bounded
+    (
+        re.compile(
+            r"(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,31}://[^\s:/@]{0,256}:)"
+            r"[^\s@/]{1,256}@"
+        ),
+        r"\1" + MASK + "@",
+    ),
 )
 
+#: Longest message a log line carries (characters, after masking); the rest is cut with a
+#: note of how much, so a 1 MB request line costs one bounded line, not a megabyte.
+MAX_MESSAGE = 8192
+#: Longest traceback or stack kept on a record, and longest extra string field.
+MAX_TRACE = 32768
+MAX_FIELD = 1024
+
 _TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s%(rid_suffix)s: %(message)s"
-_RESERVED = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "rid_suffix"}
+_RESERVED = set(logging.makeLogRecord({}).__dict__) | {
+    "message",
+    "asctime",
+    "rid_suffix",
+    "_vramchat_clean",
+}
 _KV = re.compile(r"(?<!\S)([a-z_]{2,20})=([^\s=]+)")
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """Mask every known secret value and every secret-shaped fragment in ``text``."""
+    """Mask every known secret value and every secret-shaped fragment in ``text``.
+
+    Linear in ``len(text)``: one ``str.replace`` per known secret (a handful, known at start)
+    and one pass per bounded pattern.
+    """
     for secret in secrets:
-        if secret:
+        if secret and secret in text:
             text = text.replace(secret, MASK)
     for pattern, repl in _PATTERNS:
         text = pattern.sub(repl, text)
     return text
 
 
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters with a note of how many were dropped."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [{len(text) - limit} more characters cut]"
+
+
 class RedactingFilter(logging.Filter):
-    """Rewrites each record so no secret reaches any handler: message, args, exception, stack."""
+    """Rewrites each record so no secret reaches any handler: message, args, exception, stack.
+
+    Masking runs on the whole text before it is cut, so a secret straddling the cut cannot
+    leave its first half behind.
+    """
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         super().__init__()
@@ -66,24 +102,30 @@ class RedactingFilter(logging.Filter):
         self.secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
         self._formatter = logging.Formatter()
 
+    def _clean(self, text: str, limit: int) -> str:
+        return clip(redact(text, self.secrets), limit)
+
     def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, "_vramchat_clean", False):
+            return True  # one record, several handlers: mask it once
         try:
             message = record.getMessage()
         except Exception:  # a bad format string must not hide the line, nor leak its args
             message = f"{record.msg!s} {record.args!r}"
-        record.msg = redact(message, self.secrets)
+        record.msg = self._clean(message, MAX_MESSAGE)
         record.args = None
         if record.exc_info and not record.exc_text:
             record.exc_text = self._formatter.formatException(record.exc_info)
         if record.exc_text:
             # Formatters print exc_text when it is set and only render exc_info when it is
             # empty, so the masked text is what every handler shows; exc_info stays for tools.
-            record.exc_text = redact(record.exc_text, self.secrets)
+            record.exc_text = self._clean(record.exc_text, MAX_TRACE)
         if record.stack_info:
-            record.stack_info = redact(record.stack_info, self.secrets)
+            record.stack_info = self._clean(record.stack_info, MAX_TRACE)
         for key, value in list(record.__dict__.items()):
             if key not in _RESERVED and isinstance(value, str):
-                setattr(record, key, redact(value, self.secrets))
+                setattr(record, key, self._clean(value, MAX_FIELD))
+        record._vramchat_clean = True
         return True
 
 
@@ -144,15 +186,26 @@ def _jsonable(value: Any) -> bool:
     return isinstance(value, str | int | float | bool | type(None))
 
 
+def _console(handler: logging.Handler) -> bool:
+    """A bare ``StreamHandler`` on stderr/stdout, as ``logging.basicConfig`` installs."""
+    streams = (sys.stderr, sys.stdout, sys.__stderr__, sys.__stdout__)
+    return type(handler) is logging.StreamHandler and any(
+        handler.stream is s for s in streams if s is not None
+    )
+
+
 def setup_logging(settings: Settings, stream: Any = None) -> logging.Handler:
     """Configure the root logger once per process; calling again replaces our handler.
 
+    A plain console handler already on the root (``logging.basicConfig`` in the CLI) is
+    replaced too: beside ours it wrote every line a second time, unmasked by format.
     Also quiets ``httpx``, whose INFO lines print request URLs (Telegram's carry the token).
     """
     root = logging.getLogger()
-    for old in [h for h in root.handlers if getattr(h, "_vramchat", False)]:
+    for old in [h for h in root.handlers if getattr(h, "_vramchat", False) or _console(h)]:
         root.removeHandler(old)
-        old.close()
+        if getattr(old, "_vramchat", False):
+            old.close()
     handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
     handler._vramchat = True  # type: ignore[attr-defined]
     if settings.vramchat_log_format == "json":

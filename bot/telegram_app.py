@@ -13,14 +13,19 @@ answers shown) lives in a bounded in-process map keyed by a short reference in c
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
+import random
+import re
 import secrets
 import signal
 import sys
 from collections import OrderedDict
+from collections.abc import Callable, Coroutine, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final, TypeAlias
 
 from telegram import (
@@ -35,7 +40,14 @@ from telegram import (
     User,
 )
 from telegram.constants import ChatType, ParseMode
-from telegram.error import BadRequest, InvalidToken, TelegramError
+from telegram.error import (
+    BadRequest,
+    Conflict,
+    InvalidToken,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -65,6 +77,7 @@ from bot.render.telegram import (
     shorten,
 )
 from bot.settings import Settings, SettingsError
+from bot.store import MemoryStore, StateStore, context_from_json, context_to_json
 from engine import Answer, Catalog, CatalogError, Context, context_of, load_catalog
 from engine.i18n import pick_lang, t
 from engine.models import Pick
@@ -72,6 +85,9 @@ from engine.models import Pick
 __all__ = [
     "ALLOWED_UPDATES",
     "COMMANDS",
+    "HandledUpdates",
+    "PatientRateLimiter",
+    "Poller",
     "QuietInvalidToken",
     "Shown",
     "ShownAnswers",
@@ -93,8 +109,12 @@ PLATFORM: Final = "telegram"
 ALLOWED_UPDATES: Final = ["message", "callback_query", "inline_query"]
 COMMANDS: Final = ("start", "help", "vram", "gpus", "card", "faq")  # /reload stays unlisted
 COMMAND_LANGS: Final = ("", "pl", "th")  # "" is the default menu, in English
-MAX_RETRIES: Final = 2
 INLINE_CACHE_S: Final = 30
+#: How long one Bot API call keeps retrying 5xx, network errors and 429s before giving up.
+SEND_BUDGET_S: Final = 60.0
+#: Button memos and answered-update ids outlive any reasonable use of an old message.
+MEMO_TTL_S: Final = 7 * 24 * 3600.0
+HANDLED_TTL_S: Final = 24 * 3600.0  # Telegram keeps an unconfirmed update for 24 hours
 
 log = logging.getLogger("vramchat.telegram")
 
@@ -115,20 +135,29 @@ class Shown:
 
 
 class ShownAnswers:
-    """Bounded map ``ref -> Shown``; the oldest answers lose their buttons first."""
+    """Bounded map ``ref -> Shown``; the oldest answers lose their buttons first.
 
-    def __init__(self, max_items: int = 5000) -> None:
+    With a shared store (Redis) each entry is also written as a memo, so a button pressed on
+    a message another replica sent (or this process before a restart) still works.
+    """
+
+    def __init__(self, max_items: int = 5000, store: StateStore | None = None) -> None:
         self.max_items = max_items
         self._items: OrderedDict[str, Shown] = OrderedDict()
+        self.store = None if isinstance(store, MemoryStore) else store
 
     def add(self, shown: Shown) -> str:
         ref = secrets.token_hex(4)
         while ref in self._items:
             ref = secrets.token_hex(4)
+        self._put(ref, shown)
+        return ref
+
+    def _put(self, ref: str, shown: Shown) -> None:
         self._items[ref] = shown
+        self._items.move_to_end(ref)
         while len(self._items) > self.max_items:
             self._items.popitem(last=False)
-        return ref
 
     def get(self, ref: str) -> Shown | None:
         shown = self._items.get(ref)
@@ -136,8 +165,61 @@ class ShownAnswers:
             self._items.move_to_end(ref)
         return shown
 
+    async def save(self, ref: str) -> None:
+        """Write the entry's current state to the shared store (no-op in-process)."""
+        shown = self._items.get(ref)
+        if self.store is not None and shown is not None:
+            await self.store.put_memo(_memo_key(ref), _shown_to_json(shown), MEMO_TTL_S)
+
+    async def load(self, ref: str) -> Shown | None:
+        """This process's entry, else the shared store's; None when neither knows ``ref``."""
+        shown = self.get(ref)
+        if shown is not None or self.store is None or not _REF.fullmatch(ref):
+            return shown
+        raw = await self.store.get_memo(_memo_key(ref))
+        if raw is None:
+            return None
+        try:
+            shown = _shown_from_json(raw)
+        except (ValueError, KeyError, TypeError) as exc:  # an older release wrote it
+            log.warning("dropping unreadable button memo %s: %s", ref, exc)
+            return None
+        self._put(ref, shown)
+        return shown
+
     def __len__(self) -> int:
         return len(self._items)
+
+
+_REF = re.compile(r"[0-9a-f]{8}")
+
+
+def _memo_key(ref: str) -> str:
+    return f"{PLATFORM}:btn:{ref}"
+
+
+def _shown_to_json(shown: Shown) -> str:
+    same = shown.current is shown.original
+    return json.dumps(
+        {
+            "question": shown.question,
+            "lang": shown.lang,
+            "previous": context_to_json(shown.previous) if shown.previous else None,
+            "original": shown.original.model_dump(mode="json"),
+            "current": None if same else shown.current.model_dump(mode="json"),
+            "math": shown.math,
+        }
+    )
+
+
+def _shown_from_json(text: str) -> Shown:
+    raw = json.loads(text)
+    original = Answer.model_validate(raw["original"])
+    current = original if raw["current"] is None else Answer.model_validate(raw["current"])
+    previous = context_from_json(raw["previous"]) if raw["previous"] else None
+    return Shown(
+        str(raw["question"]), str(raw["lang"]), previous, original, current, bool(raw["math"])
+    )
 
 
 def message_key(chat_id: int, message_id: int) -> str:
@@ -180,7 +262,7 @@ class TelegramHandlers:
 
     def __init__(self, desk: Desk, shown: ShownAnswers | None = None) -> None:
         self.desk = desk
-        self.shown = shown or ShownAnswers()
+        self.shown = shown or ShownAnswers(store=desk.store)
 
     @property
     def catalog(self) -> Catalog:
@@ -218,6 +300,7 @@ class TelegramHandlers:
             return
         cat = self.catalog
         ref = self.shown.add(Shown(text, result.lang, previous, result, result))
+        await self.shown.save(ref)
         sent = await self._reply(message, format_html(result, cat), keyboard(result, cat, ref))
         await self._remember(chat_id, sent.message_id, result)
 
@@ -328,7 +411,7 @@ class TelegramHandlers:
         if query is None:
             return
         parsed = parse_callback(query.data or "")
-        shown = self.shown.get(parsed[1]) if parsed else None
+        shown = await self.shown.load(parsed[1]) if parsed else None
         message = query.message
         if parsed is None or shown is None or not isinstance(message, Message):
             await query.answer(t(self.catalog, _lang(query.from_user), "tg.expired"))
@@ -359,6 +442,7 @@ class TelegramHandlers:
                 shown.question, shown.original = question, result
             shown.current, shown.math = result, False
             await self._remember(message.chat_id, message.message_id, result)
+        await self.shown.save(ref)
         await query.answer()
         cat = self.catalog
         markup = keyboard(
@@ -460,6 +544,286 @@ class TelegramHandlers:
             log.warning("ref=%s the apology could not be sent either", ref, exc_info=True)
 
 
+# --------------------------------------------------------------------------- delivery
+
+
+class PatientRateLimiter(AIORateLimiter):
+    """PTB's throttling, plus retries: every ``retry_after`` of a 429 is honoured, and 5xx
+    or network errors are retried with jittered exponential backoff, for up to
+    :data:`SEND_BUDGET_S` per call. Errors that a retry cannot fix (400, 403, 401) raise at
+    once. A read timeout is retried too, so in that rare case Telegram may have delivered the
+    first copy: one duplicate is preferred to a lost answer.
+    """
+
+    def __init__(self, budget_s: float = SEND_BUDGET_S, first_backoff_s: float = 0.5) -> None:
+        super().__init__(max_retries=0)
+        self.budget_s = budget_s
+        self.first_backoff_s = first_backoff_s
+
+    async def process_request(
+        self,
+        callback: Callable[..., Coroutine[Any, Any, bool | dict[str, Any] | list[dict[str, Any]]]],
+        args: Any,
+        kwargs: dict[str, Any],
+        endpoint: str,
+        data: dict[str, Any],
+        rate_limit_args: int | None,
+    ) -> bool | dict[str, Any] | list[dict[str, Any]]:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.budget_s
+        backoff = self.first_backoff_s
+        chat_id = data.get("chat_id")
+        chat = chat_id is not None
+        with suppress(ValueError, TypeError):
+            chat_id = int(chat_id)  # type: ignore[arg-type]
+        group: int | str | bool = (
+            chat_id
+            if (isinstance(chat_id, int) and chat_id < 0) or isinstance(chat_id, str)
+            else False
+        )
+        paid = bool(data.get("allow_paid_broadcast", False))
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return await self._run_request(
+                    chat=chat,
+                    group=group,
+                    allow_paid_broadcast=paid,
+                    callback=callback,
+                    args=args,
+                    kwargs=kwargs,
+                )
+            except RetryAfter as exc:
+                wait = exc._retry_after.total_seconds() + 0.1
+                reason = f"429, retry after {wait:.1f}s"
+            except BadRequest:
+                raise
+            except NetworkError as exc:
+                wait = backoff * random.uniform(0.8, 1.2)
+                backoff = min(backoff * 2, 8.0)
+                reason = f"{type(exc).__name__}: {exc}"
+            if loop.time() + wait > deadline:
+                log.warning("%s gave up after %d attempts (%s)", endpoint, attempt, reason)
+                raise
+            log.info("%s attempt %d failed (%s); retrying", endpoint, attempt, reason)
+            await asyncio.sleep(wait)
+
+
+class HandledUpdates:
+    """The update ids already answered, so a redelivered update is not answered twice.
+
+    Telegram redelivers every update the bot has not confirmed (by asking for a later
+    offset); the poller confirms only after a reply was sent or given up on, so after a kill
+    some answered updates come back. Their ids are kept as store memos (shared through Redis
+    when it is configured) and, for a single process, appended to a small file:
+    one id per line, written before the next update starts, so it survives SIGKILL (the
+    kernel has the bytes); it is rewritten with the newest ids when it grows past twice
+    :attr:`keep`. ``vram telegram`` keeps that file at :func:`state_file`.
+    """
+
+    def __init__(
+        self, store: StateStore, bot_id: int | str, path: Path | None = None, keep: int = 2000
+    ) -> None:
+        self.store = store
+        self.bot_id = bot_id
+        self.path = path
+        self.keep = keep
+        self._ids: OrderedDict[int, None] = OrderedDict()
+        self._lines = 0
+        if path is not None:
+            self._load(path)
+
+    def _load(self, path: Path) -> None:
+        try:
+            text = path.read_text(encoding="ascii", errors="replace")
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            log.warning("%s cannot be read (%s); starting without it", path, exc)
+            self.path = None
+            return
+        for line in text.split():
+            if line.isascii() and line.isdigit():
+                self._remember(int(line))
+        self._lines = len(self._ids)
+
+    def _remember(self, update_id: int) -> None:
+        self._ids[update_id] = None
+        self._ids.move_to_end(update_id)
+        while len(self._ids) > self.keep:
+            self._ids.popitem(last=False)
+
+    def _key(self, update_id: int) -> str:
+        return f"{PLATFORM}:update:{self.bot_id}:{update_id}"
+
+    async def done(self, update_id: int) -> bool:
+        if update_id in self._ids:
+            return True
+        return await self.store.get_memo(self._key(update_id)) is not None
+
+    async def mark(self, update_id: int) -> None:
+        self._remember(update_id)
+        await self.store.put_memo(self._key(update_id), "1", HANDLED_TTL_S)
+        if self.path is not None:
+            try:
+                await asyncio.to_thread(self._append, self.path, update_id)
+            except OSError as exc:
+                log.warning(
+                    "TELEGRAM_STATE_FILE cannot be written (%s); keeping ids in memory", exc
+                )
+                self.path = None
+
+    def _append(self, path: Path, update_id: int) -> None:
+        self._lines += 1
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if self._lines > 2 * self.keep:
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text("".join(f"{i}\n" for i in self._ids), encoding="ascii")
+            os.replace(tmp, path)
+            self._lines = len(self._ids)
+            return
+        with path.open("a", encoding="ascii") as f:
+            f.write(f"{update_id}\n")
+
+
+def _lane(update: Update) -> str:
+    """Updates of one chat are answered in order; different chats run side by side."""
+    chat = update.effective_chat
+    if chat is not None:
+        return f"c{chat.id}"
+    user = update.effective_user
+    return f"u{user.id}" if user is not None else f"n{update.update_id}"
+
+
+class Poller:
+    """Long polling that confirms an update only after it was answered (or given up on).
+
+    PTB's own poller confirms a batch as soon as it is fetched, so a kill loses whatever was
+    fetched but not yet answered. Here a batch is fetched, answered (one chat in order, chats
+    concurrently), each answered id recorded in :class:`HandledUpdates`, and only then is the
+    next offset asked for. On SIGTERM the current batch is finished and confirmed.
+    """
+
+    def __init__(
+        self, app: TgApp, handled: HandledUpdates, *, timeout: int = 30, limit: int = 100
+    ) -> None:
+        self.app = app
+        self.handled = handled
+        self.timeout = timeout
+        self.limit = limit
+        self.offset: int | None = None
+        self.stopping = asyncio.Event()
+        self._quiet = False
+
+    async def run(self) -> None:
+        """Poll until :meth:`stop`; returns after the last batch is answered and confirmed."""
+        bot = self.app.bot
+        backoff = 1.0
+        while not self.stopping.is_set():
+            fetch = asyncio.ensure_future(
+                bot.get_updates(
+                    offset=self.offset,
+                    timeout=self.timeout,
+                    limit=self.limit,
+                    allowed_updates=ALLOWED_UPDATES,
+                )
+            )
+            stop = asyncio.ensure_future(self.stopping.wait())
+            await asyncio.wait({fetch, stop}, return_when=asyncio.FIRST_COMPLETED)
+            stop.cancel()
+            if not fetch.done():
+                fetch.cancel()
+                with suppress(asyncio.CancelledError, TelegramError):
+                    await fetch
+                break
+            try:
+                updates: Sequence[Update] = fetch.result()
+            except InvalidToken:
+                raise
+            except (NetworkError, Conflict, RetryAfter) as exc:
+                if not self._quiet:
+                    log.warning("getUpdates failed (%s); retrying until it works", exc)
+                    self._quiet = True
+                wait = exc._retry_after.total_seconds() if isinstance(exc, RetryAfter) else backoff
+                backoff = min(backoff * 2, 30.0)
+                with suppress(TimeoutError):
+                    await asyncio.wait_for(self.stopping.wait(), wait)
+                continue
+            if self._quiet:
+                log.warning("getUpdates works again")
+                self._quiet = False
+            backoff = 1.0
+            if updates:
+                await self.answer(updates)
+                self.offset = updates[-1].update_id + 1
+        await self._confirm()
+
+    async def answer(self, updates: Sequence[Update]) -> None:
+        lanes: dict[str, list[Update]] = {}
+        for update in updates:
+            lanes.setdefault(_lane(update), []).append(update)
+        await asyncio.gather(*(self._answer_lane(lane) for lane in lanes.values()))
+
+    async def _answer_lane(self, updates: list[Update]) -> None:
+        for update in updates:
+            if await self.handled.done(update.update_id):
+                log.info("update %s was answered before a restart; skipped", update.update_id)
+                continue
+            try:
+                await self.app.process_update(update)
+            except Exception:  # process_update hands handler errors to on_error already
+                log.exception("update %s could not be processed", update.update_id)
+            await self.handled.mark(update.update_id)
+
+    async def _confirm(self) -> None:
+        """Tell Telegram the last batch is done, so a clean restart does not see it again."""
+        if self.offset is None:
+            return
+        try:
+            await self.app.bot.get_updates(offset=self.offset, timeout=0, limit=1)
+        except TelegramError as exc:  # the ids file/store still prevents double answers
+            log.info("could not confirm the last updates on the way out: %s", exc)
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+
+def state_file(bot_id: int | str) -> Path:
+    """Where one bot's answered update ids survive a restart of a single process.
+
+    ``~/.local/state/vramchat/telegram-<bot id>.updates`` (the XDG state location). Where the
+    home directory is not writable (a read-only container) the ids stay in the store: in
+    memory, or in Redis when ``VRAMCHAT_REDIS_URL`` is set, which is what replicas need.
+    """
+    return Path.home() / ".local" / "state" / "vramchat" / f"{PLATFORM}-{bot_id}.updates"
+
+
+def handled_updates(settings: Settings, desk: Desk, path: Path | None = None) -> HandledUpdates:
+    """The answered-update record for this bot; ``path=None`` keeps it in the store only."""
+    token = settings.require_telegram()
+    return HandledUpdates(desk.store, token.split(":", 1)[0], path)
+
+
+async def serve_polling(app: TgApp, settings: Settings, desk: Desk) -> None:
+    """``vram telegram`` without a webhook: :class:`Poller` until SIGINT or SIGTERM."""
+    bot_id = settings.require_telegram().split(":", 1)[0]
+    poller = Poller(app, handled_updates(settings, desk, state_file(bot_id)))
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(sig, poller.stop)
+    async with app:
+        if app.post_init is not None:
+            await app.post_init(app)
+        await app.bot.delete_webhook()
+        await app.start()
+        try:
+            await poller.run()
+        finally:
+            await app.stop()
+
+
 # --------------------------------------------------------------------------- application
 
 
@@ -508,7 +872,7 @@ def build_application(settings: Settings, desk: Desk) -> TgApp:
         .token(token)
         .base_url(settings.telegram_base_url)
         .base_file_url(file_url_for(settings.telegram_base_url))
-        .rate_limiter(AIORateLimiter(max_retries=MAX_RETRIES))
+        .rate_limiter(PatientRateLimiter())
         .post_init(post_init)
         .build()
     )
@@ -527,7 +891,7 @@ def build_application(settings: Settings, desk: Desk) -> TgApp:
     return app
 
 
-def run(app: TgApp, settings: Settings) -> None:
+def run(app: TgApp, settings: Settings, desk: Desk) -> None:
     """Serve until SIGINT/SIGTERM: webhook when TELEGRAM_WEBHOOK_URL is set, else polling."""
     if settings.telegram_webhook_url:
         secret = settings.telegram_webhook_secret
@@ -540,7 +904,7 @@ def run(app: TgApp, settings: Settings) -> None:
             allowed_updates=ALLOWED_UPDATES,
         )
     else:
-        app.run_polling(allowed_updates=ALLOWED_UPDATES)
+        asyncio.get_event_loop().run_until_complete(serve_polling(app, settings, desk))
 
 
 def main(settings: Settings) -> int:
@@ -556,7 +920,11 @@ def main(settings: Settings) -> int:
         print(f"vram telegram: {exc}", file=sys.stderr)
         return 2
     setup_logging(settings)
-    desk = desk_for(settings, catalog)
+    try:
+        desk = desk_for(settings, catalog)
+    except SettingsError as exc:
+        print(f"vram telegram: {exc}", file=sys.stderr)
+        return 2
     app = build_application(settings, desk)
     if settings.vramchat_metrics_port:
         metrics.start_server(settings.vramchat_metrics_port)
@@ -565,7 +933,7 @@ def main(settings: Settings) -> int:
     os.environ.setdefault("PTB_TIMEDELTA", "1")
     asyncio.set_event_loop(asyncio.new_event_loop())  # run_* expects a current loop
     try:
-        run(app, settings)
+        run(app, settings, desk)
     except InvalidToken:
         print(
             "vram telegram: Telegram rejected TELEGRAM_TOKEN; copy it again from @BotFather.",

@@ -202,7 +202,8 @@ def parse_callback(data: str) -> tuple[Action, str, int | None] | None:
         return None
     n: int | None = None
     if len(parts) == 3:
-        if not parts[2].isdigit():
+        # ASCII digits only: "²" and "٣" pass str.isdigit() but int() refuses them
+        if not (parts[2].isascii() and parts[2].isdigit() and len(parts[2]) <= 3):
             return None
         n = int(parts[2])
     return parts[0], parts[1], n  # type: ignore[return-value]

@@ -506,6 +506,8 @@ class FakeTelegram:
         self._open_inline_queries: set[str] = set()
         self._command_store: dict[tuple[str, str], list[JsonDict]] = {}
         self._faults: dict[str, deque[Fault]] = {}
+        self._fault_windows: dict[str, tuple[float, Fault]] = {}
+        self._delays: dict[str, float] = {}
         self._updates_changed = asyncio.Event()
         self._state_changed = asyncio.Event()
         self._closing = False
@@ -624,12 +626,38 @@ class FakeTelegram:
         fault = Fault(status, retry_after, times, drop_connection, malformed)
         self._faults.setdefault(method.lower(), deque()).append(fault)
 
+    def fail_for(
+        self, method: str, seconds: float, status: int = 502, retry_after: int = 1
+    ) -> None:
+        """Every call of ``method`` fails for the next ``seconds`` (a 5xx blip, a 429 storm).
+
+        A 429 carries ``retry_after``; a client that retries sooner simply fails again.
+        """
+        until = time.monotonic() + seconds
+        self._fault_windows[method.lower()] = (until, Fault(status, retry_after, 0))
+
+    def delay(self, method: str, seconds: float) -> None:
+        """Hold every later call of ``method`` for ``seconds`` before answering (0 stops it).
+
+        The call is recorded first, then held; a client that goes away meanwhile (killed)
+        leaves no effect, as with a request Telegram never finished.
+        """
+        if seconds > 0:
+            self._delays[method.lower()] = seconds
+        else:
+            self._delays.pop(method.lower(), None)
+
     @property
     def fault_count(self) -> int:
         """How many faults were actually injected."""
         return len(self.faults)
 
     def _take_fault(self, method: str) -> Fault | None:
+        window = self._fault_windows.get(method.lower())
+        if window is not None:
+            if time.monotonic() < window[0]:
+                return window[1]
+            del self._fault_windows[method.lower()]
         queue = self._faults.get(method.lower())
         if not queue:
             return None
@@ -846,6 +874,9 @@ class FakeTelegram:
             return self._error(exc)
         self.calls.append(Call(method, params))
         self._notify()
+        hold = self._delays.get(method.lower())
+        if hold:
+            await asyncio.sleep(hold)  # cancelled (handler_cancellation) if the client leaves
 
         fault = self._take_fault(method)
         if fault is not None:

@@ -9,10 +9,13 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 import redis.asyncio as aioredis
@@ -42,8 +45,8 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def redis_url() -> Iterator[str]:
+def start_redis() -> tuple[subprocess.Popen[bytes], str]:
+    """A redis-server on a free loopback port, persistence off; waits for PONG."""
     assert REDIS_SERVER is not None
     port = free_port()
     proc = subprocess.Popen(
@@ -74,9 +77,20 @@ def redis_url() -> Iterator[str]:
             proc.kill()
             pytest.fail(f"redis-server did not start on port {port}")
         time.sleep(0.05)
-    yield f"redis://127.0.0.1:{port}/0"
+    return proc, f"redis://127.0.0.1:{port}/0"
+
+
+def stop_redis(proc: subprocess.Popen[bytes]) -> None:
+    proc.send_signal(signal.SIGCONT)  # a paused server cannot act on SIGTERM
     proc.terminate()
     proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    proc, url = start_redis()
+    yield url
+    stop_redis(proc)
 
 
 @pytest.fixture
@@ -200,3 +214,146 @@ async def test_make_store_picks_redis_only_when_configured(redis_url: str):
     assert isinstance(store, RedisStore) and store.ttl_s == 60
     assert await store.ping()
     await store.aclose()
+
+
+# --------------------------------------------------------------------------- faults
+
+WATCHDOG_S = 10.0  # a hang guard: without timeouts a paused Redis holds an answer forever
+
+
+@pytest.fixture
+def paused_redis() -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """A server of its own, so pausing it leaves the module's server alone."""
+    proc, url = start_redis()
+    yield proc, url
+    stop_redis(proc)
+
+
+def outage_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "vramchat.state"]
+
+
+async def test_paused_redis_answers_from_memory_and_recovers(
+    paused_redis: tuple[subprocess.Popen[bytes], str], caplog: pytest.LogCaptureFixture
+):
+    """SIGSTOP the server: every answer still comes, the log says so once, and after
+    SIGCONT the shared store is used again (the contexts written meanwhile are not lost)."""
+    proc, url = paused_redis
+    store = RedisStore.from_url(url, ttl_s=1800, cooldown_s=0.5)
+    desk = Desk(load_catalog(), store, rate_per_minute=1000)
+    try:
+        first = await desk.answer(
+            "llama 3.1 70b fp8", platform="telegram", chat_key="c0", user_key="u"
+        )
+        assert isinstance(first, Answer) and store.available
+        proc.send_signal(signal.SIGSTOP)
+        answers = []
+        for n in range(10):  # one after another, then ten at once
+            answers.append(
+                await asyncio.wait_for(
+                    desk.answer("13b int4", platform="telegram", chat_key=f"s{n}", user_key="u"),
+                    WATCHDOG_S,
+                )
+            )
+        together = [
+            desk.answer("8b fp16", platform="telegram", chat_key=f"d{n}", user_key=f"v{n}")
+            for n in range(10)
+        ]
+        answers += await asyncio.wait_for(asyncio.gather(*together), WATCHDOG_S)
+        follow = await asyncio.wait_for(
+            desk.answer("and 32k?", platform="telegram", chat_key="c0", user_key="u"), WATCHDOG_S
+        )
+        assert all(isinstance(a, Answer) and a.kind == "sizing" for a in answers)
+        assert len(answers) == 20 and not store.available
+        # the follow-up found the context written before the pause (in-process copy)
+        assert isinstance(follow, Answer) and follow.request and follow.request.model
+        assert follow.request.model.id == "llama-3.1-70b"
+        down = [m for m in outage_lines(caplog) if "redis unavailable" in m]
+        assert len(down) == 1, outage_lines(caplog)
+        assert "in-process" in down[0]
+
+        proc.send_signal(signal.SIGCONT)
+        await asyncio.sleep(0.6)  # let the breaker's cooldown pass
+        for _ in range(3):
+            back = await asyncio.wait_for(
+                desk.answer("7b fp16", platform="telegram", chat_key="e", user_key="u"),
+                WATCHDOG_S,
+            )
+            assert isinstance(back, Answer)
+            if store.available:
+                break
+        assert store.available
+        assert [m for m in outage_lines(caplog) if "redis is back" in m]
+        raw = aioredis.from_url(url, decode_responses=True)
+        try:
+            assert await raw.get(store.context_key("telegram:e")) is not None
+        finally:
+            await raw.aclose()
+    finally:
+        proc.send_signal(signal.SIGCONT)
+        await store.aclose()
+
+
+async def test_memos_are_shared(stores: tuple[RedisStore, RedisStore], raw: aioredis.Redis):
+    a, b = stores
+    await a.put_memo("telegram:btn:ab12", '{"x": 1}', ttl_s=60)
+    assert await b.get_memo("telegram:btn:ab12") == '{"x": 1}'
+    assert await b.get_memo("telegram:btn:none") is None
+    assert 0 < await raw.ttl(a.memo_key("telegram:btn:ab12")) <= 60
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "redis//:hunter2@host:6379/0",
+        "http://:hunter2@host/0",
+        "redis://:hunter2@host:notaport/0",
+        "redis://:hunter2@host:6379/zero",
+        "redis://:hunter2@:6379/0",
+    ],
+)
+def test_malformed_url_is_one_line_without_the_password(url: str):
+    from bot.settings import SettingsError
+
+    with pytest.raises(SettingsError) as err:
+        make_store(Settings(_env_file=None, vramchat_redis_url=SecretStr(url)))
+    text = str(err.value)
+    assert text.startswith("VRAMCHAT_REDIS_URL is malformed: ") and "\n" not in text
+    assert "hunter2" not in text
+
+
+def test_vram_serve_with_a_malformed_url_prints_one_line(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VRAMCHAT_")}
+    env["VRAMCHAT_REDIS_URL"] = "redis://:hunter2@host:notaport/0"
+    proc = subprocess.run(
+        [str(Path(sys.executable).with_name("vram")), "serve", "--port", "0"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "VRAMCHAT_REDIS_URL is malformed" in proc.stderr
+    assert "Traceback" not in proc.stderr and "hunter2" not in proc.stderr
+
+
+async def test_a_button_memo_written_by_one_replica_works_on_another(
+    stores: tuple[RedisStore, RedisStore],
+):
+    """The Telegram button state: replica A sent the answer, replica B gets the press."""
+    from bot.telegram_app import Shown, ShownAnswers
+    from engine import ask, context_of
+
+    catalog = load_catalog()
+    a, b = ShownAnswers(store=stores[0]), ShownAnswers(store=stores[1])
+    original = ask("70b int4 128k", "en", catalog=catalog)
+    alt = ask("on 2x H100 SXM", "en", catalog=catalog, previous=context_of(original))
+    ref = a.add(Shown("70b int4 128k", "en", None, original, alt, math=True))
+    await a.save(ref)
+    assert b.get(ref) is None  # not in B's process ...
+    shown = await b.load(ref)  # ... but in the shared store
+    assert shown is not None and shown.original == original and shown.current == alt
+    assert shown.math and shown.current is not shown.original
+    assert await b.load("ffffffff") is None
+    assert await b.load("../../x") is None  # only refs we issue are looked up

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import AsyncIterator
 
@@ -9,7 +10,7 @@ import pytest
 from tg_support import Bot, FakeTelegram, make_settings, valid_token
 
 from bot.desk import Desk
-from bot.telegram_app import ALLOWED_UPDATES, build_application
+from bot.telegram_app import Poller, build_application, handled_updates
 from engine import Catalog, load_catalog
 
 
@@ -40,14 +41,16 @@ def desk(catalog: Catalog) -> Desk:
 
 @pytest.fixture
 async def bot(fake: FakeTelegram, desk: Desk) -> AsyncIterator[Bot]:
-    """build_application (the path main() uses), polled with the manual lifecycle."""
-    app = build_application(make_settings(fake), desk)
+    """build_application and the Poller (the path main() uses), with the manual lifecycle."""
+    settings = make_settings(fake)
+    app = build_application(settings, desk)
     async with app:
         await app.start()
-        assert app.updater is not None
-        await app.updater.start_polling(timeout=1, poll_interval=0, allowed_updates=ALLOWED_UPDATES)
+        poller = Poller(app, handled_updates(settings, desk), timeout=1)
+        task = asyncio.create_task(poller.run())
         try:
             yield Bot(fake, app, desk)
         finally:
-            await app.updater.stop()
+            poller.stop()
+            await asyncio.wait_for(task, 30)
             await app.stop()

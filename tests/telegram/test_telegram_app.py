@@ -168,7 +168,9 @@ async def test_lower_precision_alternative_keeps_its_precision(bot: Bot) -> None
 
 async def test_stale_or_forged_buttons_answer_politely(bot: Bot) -> None:
     reply = await bot.say("70b int4")
-    for data in ("m:deadbeef", "zz:1", "a:" + data_for(reply, "m")[2:] + ":9"):
+    ref = data_for(reply, "m")[2:]
+    odd = ("a:" + ref + ":1²", "c:" + ref + ":٣", "a:" + ref + ":" + "9" * 40, "m:" + ref + "²")
+    for data in ("m:deadbeef", "zz:1", "a:" + ref + ":9", *odd):
         answer = await bot.press(data, reply)
         assert answer["text"] == t(bot.catalog, "en", "tg.expired")
     assert bot.fake.edits == []

@@ -12,6 +12,7 @@ import logging
 import os
 import signal
 import sys
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -79,6 +80,7 @@ def child_env(fake: FakeTelegram, token: str, **extra: str) -> dict[str, str]:
         TELEGRAM_BASE_URL=fake.base_url,
         VRAMCHAT_LOG_LEVEL="DEBUG",  # the most talkative level must still not leak the token
         NO_PROXY="127.0.0.1,localhost",
+        HOME=tempfile.mkdtemp(prefix="vram-home-"),  # the answered-updates file goes here
         no_proxy="127.0.0.1,localhost",
     )
     env.update(extra)
