@@ -59,7 +59,8 @@ def test_text_and_markdown_formats(capsys: pytest.CaptureFixture[str]) -> None:
     assert "L4" in text and "21.7 GB" in text and "Prices as of 2026-09-01" in text
     assert main(["ask", "llama 3.1 70b fp8", "--format", "markdown", "--explain"]) == 0
     md = capsys.readouterr().out
-    assert md.startswith("**Llama 3.1 70B")
+    assert md.startswith("**✅ 1× H100 PCIe · $1,490/mo")  # the verdict first
+    assert "\nLlama 3.1 70B · FP8" in md
     assert "H100 PCIe" in md and "$1,490" in md and "```" in md
 
 

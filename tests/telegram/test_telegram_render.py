@@ -74,7 +74,8 @@ def test_user_words_are_escaped_and_cannot_mention(catalog: Catalog) -> None:
     assert "@everyone" not in shown and "@\u2060everyone" in shown
     assert "⚠️ <b>bold</b>" in shown
     assert "a < b & c > d" in shown
-    assert shown.endswith("Prices as of 2026-09-01.")
+    # the price date closes the short form; the details follow in a blockquote
+    assert html_text.split("<blockquote")[0].endswith("<i>Prices as of 2026-09-01.</i>\n")
     assert escape("<@x&>") == "&lt;@\u2060x&amp;&gt;"
 
 
@@ -92,7 +93,7 @@ def test_long_answers_are_trimmed_by_whole_lines(catalog: Catalog, limit: int) -
     assert utf16_len(shown) <= limit
     assert "…" in shown
     assert shown.startswith("Headline")
-    assert shown.endswith("Prices as of 2026-09-01.")
+    assert "Prices as of 2026-09-01." in shown  # the short form keeps it, the details are cut
     kept = [line for line in shown.splitlines() if line.startswith("line ")]
     assert all(line in lines or line.endswith("…") for line in kept)
 
