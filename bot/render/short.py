@@ -9,6 +9,7 @@ and lists the detail blocks (everything the answer knows) that the renderers put
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from engine import Answer, Catalog
@@ -29,6 +30,7 @@ MAX_SHORT_LINES = 8
 MAX_SHORT_CHARS = 450  # visible characters, counted in UTF-16 units as Telegram and Discord do
 LINE_MAX = 170  # one caveat or alternative never crowds out the rest
 ELLIPSIS = "…"
+_SPACES = re.compile(r"[ \t\r\n]+")
 # caveats that change the decision come first; the others wait in the details
 _URGENT = ("why.", "tight", "cluster", "limit_no_room", "beyond_max_context", "fp8_cards")
 # which alternative to offer next to the pick: safer when the pick is tight, else cheaper
@@ -42,7 +44,7 @@ def units(text: str) -> int:
 
 
 def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
+    text = _SPACES.sub(" ", text).strip()  # not str.split(): it would eat no-break spaces
     if units(text) <= limit:
         return text
     out = ""
