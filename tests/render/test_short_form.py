@@ -126,7 +126,7 @@ def test_short_forms_are_short_and_lead_with_the_verdict(
 ) -> None:
     answer = ask(question, lang, catalog=catalog)
     assert answer.lang == lang
-    shown, whole = tg_short(answer, catalog)
+    shown, _ = tg_short(answer, catalog)
     check_short(shown, answer, catalog)
     check_short(dc_short(answer, catalog), answer, catalog)
 
