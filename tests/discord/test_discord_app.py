@@ -71,7 +71,7 @@ async def test_login_and_command_sync_payload(fake: FakeDiscord, catalog: Catalo
         ]  # fmt: skip
         assert opts["context"]["autocomplete"] and opts["context"]["type"] == 3
         assert opts["batch"]["type"] == 4 and opts["batch"]["min_value"] == 1
-        assert opts["batch"]["name_localizations"]["pl"] == "partia"
+        assert opts["batch"]["name_localizations"]["pl"] == "sekwencje"
 
         assert cmds["help"]["name_localizations"] == {"pl": "pomoc", "th": "คำแนะนำ"}
         assert cmds["gpus"]["name_localizations"]["pl"] == "karty"
