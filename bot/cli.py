@@ -43,7 +43,7 @@ def _version() -> str:
 def use_colour(stream: object = None) -> bool:
     """Colour only for a terminal, never when NO_COLOR is set (https://no-color.org)."""
     stream = stream if stream is not None else sys.stdout
-    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+    if os.environ.get("NO_COLOR"):
         return False
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty())

@@ -32,7 +32,15 @@ LINE_MAX = 170  # one caveat or alternative never crowds out the rest
 ELLIPSIS = "…"
 _SPACES = re.compile(r"[ \t\r\n]+")
 # caveats that change the decision come first; the others wait in the details
-_URGENT = ("why.", "tight", "cluster", "limit_no_room", "beyond_max_context", "fp8_cards")
+_URGENT = (
+    "truncated",
+    "why.",
+    "tight",
+    "cluster",
+    "limit_no_room",
+    "beyond_max_context",
+    "fp8_cards",
+)
 # which alternative to offer next to the pick: safer when the pick is tight, else cheaper
 _SAFER = ("roomier", "faster", "cuda")
 _CHEAPER = ("lower_precision", "cheaper_set")

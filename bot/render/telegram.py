@@ -144,7 +144,8 @@ def format_html(
     top = _assemble([head], footer, limit, "\n")
     groups: list[list[_Unit]] = []
     for block in detail_blocks(answer, catalog, math):
-        group: list[_Unit] = [("b", _plain(block.title))] if block.title else []
+        title = t(catalog, answer.lang, "tg.math.title") if block.kind == "math" else block.title
+        group: list[_Unit] = [("b", _plain(title))] if title else []
         if block.kind == "math":
             group.append(("code", "\n".join(block.lines)))
         elif block.kind == "caveats":

@@ -100,7 +100,6 @@ def test_wrap_keeps_words_whole_and_colour_only_on_a_terminal(
             return True
 
     monkeypatch.delenv("NO_COLOR", raising=False)
-    monkeypatch.setenv("TERM", "xterm")
     assert "\033[" in present("✅ yes", "text", Tty())
     assert present("✅ yes", "text", object()) == "✅ yes"  # a pipe: as is
     monkeypatch.setenv("NO_COLOR", "1")
