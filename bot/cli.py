@@ -4,13 +4,19 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
+import re
+import shutil
 import sys
+import textwrap
 import time
+import unicodedata
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from engine import Answer, Catalog, CatalogError, Context, ask, context_of, load_catalog
 from engine.i18n import t
@@ -18,6 +24,80 @@ from engine.i18n import t
 log = logging.getLogger("vramchat.cli")
 
 FORMATS = ("text", "markdown", "json")
+NOT_UNDERSTOOD = ("help", "clarify", "error")  # `vram ask` exits 1 for these
+HISTORY_LINES = 1000
+
+_BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
+_GREEN, _RED, _YELLOW = "\033[32m", "\033[31m", "\033[33m"
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("vramchat")
+    except PackageNotFoundError:  # run from a source tree without installing
+        return "unknown"
+
+
+def use_colour(stream: object = None) -> bool:
+    """Colour only for a terminal, never when NO_COLOR is set (https://no-color.org)."""
+    stream = stream if stream is not None else sys.stdout
+    if os.environ.get("NO_COLOR"):
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def colourise(text: str) -> str:
+    """The verdict line bold (green for ✅, red for ❌), caveats yellow, the price date dim."""
+    out = []
+    for i, line in enumerate(text.split("\n")):
+        if i == 0:
+            colour = _GREEN if line.startswith("✅") else _RED if line.startswith("❌") else ""
+            out.append(f"{_BOLD}{colour}{line}{_RESET}")
+        elif line.lstrip().startswith("⚠️"):
+            out.append(f"{_YELLOW}{line}{_RESET}")
+        elif line and not line.startswith(" ") and i > 0 and out and out[-1] == "":
+            out.append(f"{_BOLD}{line}{_RESET}")  # a block title after a blank line
+        else:
+            out.append(line)
+    if out and re.match(r"^\S.*\d{4}-\d{2}-\d{2}", text.rsplit("\n", 1)[-1]):
+        out[-1] = f"{_DIM}{out[-1]}{_RESET}"
+    return "\n".join(out)
+
+
+def wrap(text: str, width: int) -> str:
+    """Wrap at word boundaries to ``width``; continuation lines keep the line's indent."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        if len(line) <= width or not line.strip():
+            out.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        out.extend(
+            textwrap.wrap(
+                line,
+                width=max(20, width),
+                subsequent_indent=indent + "  ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+        )
+    return "\n".join(out)
+
+
+def present(text: str, fmt: str, stream: object = None) -> str:
+    """What a terminal gets: wrapped to its width and coloured; pipes get the text as is."""
+    if fmt != "text" or (not use_colour(stream) and not _isatty(stream)):
+        return text
+    text = wrap(text, shutil.get_terminal_size((100, 24)).columns - 1)
+    return colourise(text) if use_colour(stream) else text
+
+
+def _isatty(stream: object = None) -> bool:
+    isatty = getattr(stream if stream is not None else sys.stdout, "isatty", None)
+    return bool(isatty and isatty())
 
 
 def _catalog(data_dir: str | None, price_book: str = "monthly") -> Catalog:
@@ -56,10 +136,44 @@ def _ask(text: str, lang: str | None, cat: Catalog, previous: Context | None = N
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
+    """One answer; exit status 1 when the question was not understood (help/clarify/error)."""
     cat = _catalog(args.data_dir, args.price_book)
     answer = _ask(" ".join(args.query), args.lang, cat)
-    print(format_answer(answer, cat, args.format, args.explain))
-    return 0
+    print(present(format_answer(answer, cat, args.format, args.explain), args.format))
+    return 1 if answer.kind in NOT_UNDERSTOOD else 0
+
+
+def history_path() -> Path:
+    """$XDG_STATE_HOME/vramchat/history (default ~/.local/state): where shells keep theirs."""
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state"
+    )
+    return Path(base) / "vramchat" / "history"
+
+
+def _setup_readline() -> Callable[[], None]:
+    """Line editing and history for ``vram chat``; returns the function that saves it.
+
+    Any problem with the history file (unwritable home, read-only disk) only loses the
+    history: the session itself never fails over it.
+    """
+    try:
+        import readline
+    except ImportError:  # a Python built without readline still chats, without editing
+        return lambda: None
+    path = history_path()
+    readline.set_history_length(HISTORY_LINES)
+    with contextlib.suppress(OSError):
+        readline.read_history_file(str(path))
+
+    def save() -> None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            readline.write_history_file(str(path))
+        except OSError:
+            pass
+
+    return save
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
@@ -67,48 +181,127 @@ def cmd_chat(args: argparse.Namespace) -> int:
     cat = _catalog(args.data_dir, args.price_book)
     prev: Context | None = None
     interactive = sys.stdin.isatty()
+    save = _setup_readline() if interactive else (lambda: None)
     if interactive:
-        print(t(cat, args.lang or "en", "cli.welcome"))
-    while True:
-        try:
-            line = input("> " if interactive else "")
-        except (EOFError, KeyboardInterrupt):
+        print(present(t(cat, args.lang or "en", "cli.welcome"), "plain"))
+    try:
+        while True:
+            try:
+                line = input("> " if interactive else "")
+            except (EOFError, KeyboardInterrupt):
+                print()
+                return 0
+            if not line.strip():
+                continue
+            if line.strip() in ("/quit", "/exit", "quit", "exit"):
+                return 0
+            answer = _ask(line, args.lang, cat, prev)
+            prev = context_of(answer) or prev
+            print(present(format_answer(answer, cat, args.format, args.explain), args.format))
             print()
-            return 0
-        if not line.strip():
-            continue
-        if line.strip() in ("/quit", "/exit", "quit", "exit"):
-            return 0
-        answer = _ask(line, args.lang, cat, prev)
-        prev = context_of(answer) or prev
-        print(format_answer(answer, cat, args.format, args.explain))
-        print()
+    finally:
+        save()
+
+
+def display_width(text: str) -> int:
+    """Terminal columns: Thai vowel and tone marks (combining, category Mn) take none."""
+    return sum(0 if unicodedata.category(ch) == "Mn" else 1 for ch in text)
+
+
+def table(header: list[str], rows: list[list[str]], right: set[int]) -> str:
+    """Columns padded to their widest cell; ``right`` holds the numeric (right-aligned) ones."""
+    widths = [max(display_width(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        parts = []
+        for i, (cell, width) in enumerate(zip(cells, widths, strict=True)):
+            pad = " " * (width - display_width(cell))
+            parts.append(pad + cell if i in right else cell + pad)
+        return "  ".join(parts).rstrip()
+
+    rule = ["-" * w for w in widths]
+    return "\n".join([line(header), line(rule), *(line(r) for r in rows)])
+
+
+def human_tokens(tokens: int) -> str:
+    """131072 -> 128k, 10485760 -> 10M, 163840 -> 160k: how people say context lengths."""
+    mib = 1024 * 1024
+    if tokens >= mib and tokens % (mib // 4) == 0:
+        return f"{tokens / mib:g}M"
+    if tokens >= 1024:
+        return f"{tokens / 1024:.0f}k" if tokens % 1024 == 0 else f"{tokens / 1024:.1f}k"
+    return str(tokens)
+
+
+def parse_tokens(text: str) -> int:
+    """'128k', '1M', '131072' -> tokens (for ``--min-context``)."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*", text)
+    if not m:
+        raise argparse.ArgumentTypeError(f"not a context length: {text!r} (try 32k, 128k, 1M)")
+    scale = {"": 1, "k": 1024, "m": 1024 * 1024}[m[2].lower()]
+    return int(float(m[1]) * scale)
 
 
 def cmd_cards(args: argparse.Namespace) -> int:
+    """The fleet as an aligned table (the engine's own rows and header), filtered by VRAM."""
     cat = _catalog(args.data_dir, args.price_book)
     answer = ask("gpus", args.lang, catalog=cat)
-    print(format_answer(answer, cat, args.format))
+    lang = answer.lang
+    if args.format != "text":
+        print(format_answer(answer, cat, args.format))
+        return 0
+    section = answer.sections[0]
+    rows = [
+        (info, line.split(" · "))
+        for info, line in zip(answer.cards, section.lines, strict=True)
+        if args.min_vram is None or info.vram_gb >= args.min_vram
+    ]
+    if not rows:
+        print(t(cat, lang, "cli.cards.none", gb=f"{args.min_vram:g}"))
+        return 1
+    header = section.title.split(" · ")
+    print(answer.headline)
+    print()
+    print(table(header, [cells for _, cells in rows], set(range(1, len(header) - 1))))
+    print()
+    print(t(cat, lang, "render.prices_as_of", date=answer.prices_as_of))
     return 0
 
 
 def cmd_models(args: argparse.Namespace) -> int:
+    """Known models as a table: a name filter, and size or context bounds."""
     cat = _catalog(args.data_dir, args.price_book)
+    lang = args.lang or "en"
     needle = " ".join(args.search).lower()
     rows = [
         m
         for m in cat.models
-        if not needle or needle in m.name.lower() or any(needle in a.lower() for a in m.aliases)
+        if (not needle or needle in m.name.lower() or any(needle in a.lower() for a in m.aliases))
+        and (args.min_params is None or m.params_b >= args.min_params)
+        and (args.max_params is None or m.params_b <= args.max_params)
+        and (args.min_context is None or m.max_context_tokens >= args.min_context)
     ]
     if args.format == "json":
         print(json.dumps([m.model_dump(mode="json") for m in rows], indent=2))
-        return 0
-    for m in rows:
-        moe = f" ({m.active_params_b:g}B active)" if m.active_params_b else ""
-        print(
-            f"{m.name:32} {m.params_b:>8g}B{moe:16} layers {m.layers:>3}  heads {m.attention_heads:>3}"
-            f"  kv {m.kv_heads:>3}  head_dim {m.head_dim:>3}  ctx {m.max_context_tokens:>8}"
-        )
+        return 0 if rows else 1
+    if not rows:
+        print(t(cat, lang, "cli.models.none"))
+        return 1
+    header = t(cat, lang, "cli.models.columns").split("|")
+    body = [
+        [
+            m.name,
+            f"{m.params_b:g}B",
+            f"{m.active_params_b:g}B" if m.active_params_b else "-",
+            str(m.layers),
+            str(m.attention_heads),
+            str(m.kv_heads),
+            str(m.head_dim),
+            human_tokens(m.max_context_tokens),
+        ]
+        for m in rows
+    ]
+    print(table(header, body, set(range(1, len(header)))))
     return 0
 
 
@@ -156,14 +349,30 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="vram", description="How much VRAM, which card, what it costs."
     )
-    p.add_argument("--data-dir", default=None, help="folder with cards.yaml, models.yaml, ...")
-    p.add_argument(
-        "--price-book",
-        default=os.environ.get("VRAMCHAT_PRICE_BOOK") or "monthly",
-        choices=["monthly", "hourly"],
-        help="price list to use (default: VRAMCHAT_PRICE_BOOK or monthly)",
-    )
+    p.add_argument("--version", action="version", version=f"vram {_version()}")
+
+    def data_options(sp: argparse.ArgumentParser, top: bool) -> None:
+        """Accepted before and after the subcommand; the later one wins."""
+        book = os.environ.get("VRAMCHAT_PRICE_BOOK") or "monthly"
+        sp.add_argument(
+            "--data-dir",
+            default=None if top else argparse.SUPPRESS,
+            help="folder with cards.yaml, models.yaml, ...",
+        )
+        sp.add_argument(
+            "--price-book",
+            default=book if top else argparse.SUPPRESS,
+            choices=["monthly", "hourly"],
+            help="price list to use (default: VRAMCHAT_PRICE_BOOK or monthly)",
+        )
+
+    data_options(p, top=True)
+    shared = argparse.ArgumentParser(add_help=False)
+    data_options(shared, top=False)
     sub = p.add_subparsers(dest="command")
+
+    def add(name: str, help_: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help_, parents=[shared])
 
     def common(sp: argparse.ArgumentParser, fmt: bool = True) -> None:
         sp.add_argument("--lang", choices=["en", "pl", "th"], default=None)
@@ -171,26 +380,55 @@ def build_parser() -> argparse.ArgumentParser:
             sp.add_argument("--format", choices=FORMATS, default="text")
             sp.add_argument("--explain", action="store_true", help="show the math")
 
-    a = sub.add_parser("ask", help="answer one question")
+    a = add("ask", "answer one question")
     a.add_argument("query", nargs="+")
     common(a)
     a.set_defaults(func=cmd_ask)
-    c = sub.add_parser("chat", help="interactive session in the terminal")
+    c = add("chat", "interactive session in the terminal")
     common(c)
     c.set_defaults(func=cmd_chat)
-    cards = sub.add_parser("cards", help="the fleet with prices and economics")
+    cards = add("cards", "the fleet with prices and economics")
     common(cards)
+    cards.add_argument(
+        "--min-vram",
+        type=float,
+        default=None,
+        metavar="GB",
+        help="only cards with at least this much memory",
+    )
     cards.set_defaults(func=cmd_cards)
-    m = sub.add_parser("models", help="list known models")
+    m = add("models", "list known models")
     m.add_argument("search", nargs="*")
     m.add_argument("--format", choices=["text", "json"], default="text")
+    m.add_argument("--lang", choices=["en", "pl", "th"], default=None)
+    m.add_argument(
+        "--min-params",
+        type=float,
+        default=None,
+        metavar="B",
+        help="at least this many billion parameters",
+    )
+    m.add_argument(
+        "--max-params",
+        type=float,
+        default=None,
+        metavar="B",
+        help="at most this many billion parameters",
+    )
+    m.add_argument(
+        "--min-context",
+        type=parse_tokens,
+        default=None,
+        metavar="TOKENS",
+        help="trained context of at least this (32k, 128k, 1M)",
+    )
     m.set_defaults(func=cmd_models)
-    sub.add_parser("check-data", help="validate every data file").set_defaults(func=cmd_check_data)
-    sub.add_parser("telegram", help="run the Telegram bot").set_defaults(func=cmd_telegram)
-    d = sub.add_parser("discord", help="run the Discord bot")
+    add("check-data", "validate every data file").set_defaults(func=cmd_check_data)
+    add("telegram", "run the Telegram bot").set_defaults(func=cmd_telegram)
+    d = add("discord", "run the Discord bot")
     d.add_argument("--sync", action="store_true", help="sync slash commands, then run")
     d.set_defaults(func=cmd_discord)
-    s = sub.add_parser("serve", help="run the staff web desk and HTTP API")
+    s = add("serve", "run the staff web desk and HTTP API")
     s.add_argument("--host", default=None)
     s.add_argument("--port", type=int, default=None)
     s.set_defaults(func=cmd_serve)

@@ -11,6 +11,8 @@ Routes::
     GET  /v1/cards          JSON list of card objects (as in the Answer's ``cards``)
     GET  /v1/models         ?search=  JSON list of models
     POST /v1/reload         reload data files (needs the API token; 403 when none is set)
+    GET  /v1/preview        ?q=&lang=  the Telegram and Discord forms (see bot.desk_views)
+    GET  /v1/chart          ?q=&lang=  memory against context, with card capacities
     GET  /healthz           {"status": "ok", "prices_as_of": ...}
     GET  /metrics           Prometheus exposition
 
@@ -328,6 +330,9 @@ def create_app(desk: Desk, settings: Settings) -> web.Application:
     app.router.add_post("/v1/reload", reload_handler)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_handler)
+    from bot.desk_views import register as register_desk_views  # previews and the chart
+
+    register_desk_views(app)
     return app
 
 

@@ -20,6 +20,7 @@ import discord
 
 from bot.desk import Limited
 from bot.render import footer as prices_footer
+from bot.render.short import detail_blocks, short_lines
 from engine import Answer, Catalog
 from engine.i18n import t
 
@@ -29,9 +30,11 @@ __all__ = [
     "MathButton",
     "ModelSelect",
     "escape",
+    "format_details",
     "format_embed",
     "format_limited",
     "format_view",
+    "has_details",
 ]
 
 TITLE_MAX = 256
@@ -173,7 +176,34 @@ def _bullets(lines: list[str]) -> list[str]:
 
 
 def format_embed(answer: Answer, catalog: Catalog, math: bool = False) -> discord.Embed:
-    """The answer as one embed: headline, sections as fields, caveats, assumptions, footer."""
+    """The short form by default (verdict, card and price in the title, at most 8 lines);
+    with ``math`` the details embed the details button shows: every section, the math,
+    the caveats and the assumptions."""
+    if math:
+        return format_details(answer, catalog, math=True)
+    footer = prices_footer(answer, catalog)
+    lines = short_lines(answer, catalog, footer)
+    if footer:
+        lines = lines[:-1]
+    title = escape(_clip(lines[0], TITLE_MAX - 8))
+    body = "\n".join(escape(line) for line in lines[1:])
+    embed = discord.Embed(
+        title=_clip(title, TITLE_MAX),
+        description=_clip(body, DESCRIPTION_MAX) or None,
+        color=_color(answer),
+    )
+    if footer:
+        embed.set_footer(text=_clip(escape(footer), FOOTER_MAX))
+    return embed
+
+
+def has_details(answer: Answer, catalog: Catalog) -> bool:
+    """Whether the details embed shows anything the short form leaves out."""
+    return bool(answer.math or detail_blocks(answer, catalog))
+
+
+def format_details(answer: Answer, catalog: Catalog, math: bool = False) -> discord.Embed:
+    """The whole answer as one embed: headline, sections as fields, caveats, assumptions."""
     lang = answer.lang
     budget = _Budget()
     footer = prices_footer(answer, catalog)
@@ -376,8 +406,9 @@ def format_view(
         ]
         view.add_item(ModelSelect(token, options, t(catalog, lang, "dc.select.placeholder")))
         return view
-    if answer.math and not math_shown:
-        view.add_item(MathButton(token, t(catalog, lang, "render.show_math")))
+    if not math_shown and has_details(answer, catalog):
+        key = "dc.button.details_math" if answer.math else "dc.button.details"
+        view.add_item(MathButton(token, t(catalog, lang, key)))
     for i, alt in enumerate(answer.alternatives[:ALT_BUTTONS_MAX]):
         if alt.precision:
             label = t(

@@ -5,22 +5,28 @@ from __future__ import annotations
 import re
 
 from bot.render import footer
+from bot.render.short import short_lines
 from engine import Answer, Catalog
 from engine.i18n import t
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
+# Only what can format or link mid-line; "(80 GB)" stays as typed (a link needs "[..]" first,
+# and those are escaped), so a copied answer pastes cleanly into ticket systems.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
+_MD_LINE_START = re.compile(r"^(\s*)([#>+=-]|\d+[.)])")
 
 
 def escape_md(text: str) -> str:
     """Neutralise Markdown and HTML so user words cannot format or link anything."""
     text = _MD_SPECIAL.sub(r"\\\1", text)
+    text = _MD_LINE_START.sub(lambda m: m[1] + "\\" + m[2], text)
     return text.replace("@", "@\u200b")
 
 
 def format_markdown(answer: Answer, catalog: Catalog, math: bool = False) -> str:
-    out: list[str] = []
-    if answer.headline:
-        out.append(f"**{escape_md(answer.headline)}**")
+    """The short form (verdict in bold) first, then every section, caveat and assumption."""
+    first, *rest = short_lines(answer, catalog, more_line=False)
+    out: list[str] = [f"**{escape_md(first)}**"]
+    out.extend(f"{escape_md(line)}  " for line in rest)
     for section in answer.sections:
         out.append("")
         if section.title:

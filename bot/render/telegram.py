@@ -9,12 +9,14 @@ echoes from the user (an unknown model name, say) is escaped like everything els
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 from typing import Literal
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.render import footer as prices_footer
+from bot.render.short import detail_blocks, short_lines
 from engine import Answer, Catalog
 from engine.i18n import t
 from engine.models import Pick
@@ -89,14 +91,16 @@ def _cut(text: str, room: int) -> str:
     return head.rstrip()
 
 
-def _assemble(groups: Sequence[Sequence[_Unit]], footer: _Unit | None, limit: int) -> str:
+def _assemble(
+    groups: Sequence[Sequence[_Unit]], footer: _Unit | None, limit: int, footer_sep: str = "\n\n"
+) -> str:
     """Join groups (blank line between) and lines; trim whole units from the end to fit."""
     flat: list[tuple[str, _Unit]] = []
     for group in groups:
         for i, unit in enumerate(u for u in group if u[1]):
             sep = ("\n\n" if i == 0 else "\n") if flat else ""
             flat.append((sep, unit))
-    tail: list[tuple[str, _Unit]] = [("\n\n" if flat else "", footer)] if footer else []
+    tail: list[tuple[str, _Unit]] = [(footer_sep if flat else "", footer)] if footer else []
     cost = sum(utf16_len(sep) + utf16_len(unit[1]) for sep, unit in flat + tail)
     if cost <= limit:
         return "".join(sep + _wrap(unit) for sep, unit in flat + tail)
@@ -125,29 +129,42 @@ def _assemble(groups: Sequence[Sequence[_Unit]], footer: _Unit | None, limit: in
 def format_html(
     answer: Answer, catalog: Catalog, math: bool = False, *, limit: int = MAX_MESSAGE_UTF16
 ) -> str:
-    """The answer as Telegram HTML, at most ``limit`` visible characters after parsing."""
-    lang = answer.lang
-    groups: list[list[_Unit]] = []
-    if answer.headline:
-        groups.append([("b", _plain(answer.headline))])
-    for section in answer.sections:
-        group: list[_Unit] = []
-        if section.title:
-            group.append(("b", _plain(section.title)))
-        group.extend((None, _plain(line)) for line in section.lines)
-        groups.append(group)
-    if answer.caveats:
-        groups.append([(None, WARN + _plain(note.text)) for note in answer.caveats])
-    if answer.assumptions:
-        groups.append([("i", _plain(note.text)) for note in answer.assumptions])
-    if math and answer.math:
-        title = ("b", _plain(t(catalog, lang, "tg.math.title")))
-        groups.append([title, ("pre", "\n".join(answer.math))])
-    if not any(unit[1] for group in groups for unit in group):
-        groups = [[(None, _plain(answer.text) or ELLIPSIS)]]
+    """The short form (verdict, card, price first), then the details in a blockquote.
+
+    The details (every section, caveat, assumption, and the math once asked for) sit in an
+    expandable blockquote, so the phone shows at most 8 lines until the reader opens them;
+    with ``math`` the quote opens by itself. At most ``limit`` visible characters in all.
+    """
     note = prices_footer(answer, catalog)
+    short = short_lines(answer, catalog, note)
+    if note:  # the footer is the last short line, kept in italics whatever else is cut
+        short = short[:-1]
+    head: list[_Unit] = [("b" if i == 0 else None, _plain(line)) for i, line in enumerate(short)]
     footer: _Unit | None = ("i", _plain(note)) if note else None
-    return _assemble(groups, footer, limit)
+    top = _assemble([head], footer, limit, "\n")
+    groups: list[list[_Unit]] = []
+    for block in detail_blocks(answer, catalog, math):
+        title = t(catalog, answer.lang, "tg.math.title") if block.kind == "math" else block.title
+        group: list[_Unit] = [("b", _plain(title))] if title else []
+        if block.kind == "math":
+            group.append(("code", "\n".join(block.lines)))
+        elif block.kind == "caveats":
+            group.extend((None, WARN + _plain(line)) for line in block.lines)
+        elif block.kind == "assumptions":
+            group.extend(("i", _plain(line)) for line in block.lines)
+        else:
+            group.extend((None, _plain(line)) for line in block.lines)
+        groups.append(group)
+    room = limit - utf16_len(_visible(top)) - 1
+    if not any(unit[1] for group in groups for unit in group) or room < 40:
+        return top
+    quote = "<blockquote>" if math else "<blockquote expandable>"
+    return f"{top}\n{quote}{_assemble(groups, None, room)}</blockquote>"
+
+
+def _visible(html_text: str) -> str:
+    """The text Telegram shows for HTML we built (tags dropped, entities decoded)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", html_text))
 
 
 def format_notice(text: str, *, limit: int = MAX_MESSAGE_UTF16) -> str:

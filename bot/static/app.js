@@ -1,5 +1,7 @@
 // Staff desk: ask /v1/ask?format=desk, show the answer as the customer sees it, copy it.
 // Every piece of answer text goes in with textContent: answers can echo the customer's words.
+// Permalinks (?q=&lang=) answer on load; the previews and the chart come from the server
+// (/v1/preview, /v1/chart): this page only draws, it never sizes anything itself.
 "use strict";
 
 (function () {
@@ -13,6 +15,14 @@
   const copyText = document.getElementById("copy-text");
   const tokenBox = document.getElementById("token-box");
   const token = document.getElementById("token");
+  const candidates = document.getElementById("candidates");
+  const historyList = document.getElementById("history");
+  const historyEmpty = document.getElementById("history-empty");
+  const tgPreview = document.getElementById("preview-telegram");
+  const dcPreview = document.getElementById("preview-discord");
+  const chartBox = document.getElementById("chart-box");
+  const chart = document.getElementById("chart");
+  const SVG = "http://www.w3.org/2000/svg";
 
   let current = null; // the last /v1/ask?format=desk bundle
   let asked = ""; // the question that bundle answers
@@ -72,7 +82,7 @@
     body.lang = a.lang;
   }
 
-  async function ask() {
+  async function ask(push = true) {
     const text = q.value.trim();
     if (!text) {
       say("Type the customer's question first.");
@@ -107,9 +117,153 @@
     current = data;
     asked = text;
     render(data);
+    renderCandidates(data.answer);
     copyMd.disabled = false;
     copyText.disabled = false;
-    say("Answered in " + data.answer.lang.toUpperCase() + ".");
+    say("Answered in " + data.answer.lang.toUpperCase() + ": " + summary(data.answer));
+    remember(text, lang.value);
+    if (push) permalink(text, lang.value);
+    extras(params, headers, mine);
+  }
+
+  // The live region gets one line, the verdict, never the whole answer.
+  function summary(a) {
+    const first = (data) => (data.split("\n")[0] || "").trim();
+    return first(current.text) || a.headline || a.kind;
+  }
+
+  function permalink(text, language) {
+    const url = new URL(window.location.href);
+    url.search = "";
+    url.searchParams.set("q", text);
+    if (language) url.searchParams.set("lang", language);
+    if (url.href !== window.location.href) {
+      window.history.pushState({ q: text, lang: language }, "", url.href);
+    }
+  }
+
+  const seen = [];
+  function remember(text, language) {
+    const key = language + "\u0000" + text;
+    if (seen.includes(key)) return;
+    seen.push(key);
+    const item = el("li");
+    const link = el("a", text + (language ? " (" + language + ")" : ""));
+    const url = new URL(window.location.href);
+    url.search = "";
+    url.searchParams.set("q", text);
+    if (language) url.searchParams.set("lang", language);
+    link.href = url.pathname + url.search;
+    link.addEventListener("click", (event) => {
+      event.preventDefault();
+      q.value = text;
+      lang.value = language;
+      ask();
+    });
+    item.appendChild(link);
+    historyList.prepend(item);
+    historyEmpty.hidden = true;
+  }
+
+  function renderCandidates(a) {
+    candidates.replaceChildren();
+    candidates.hidden = !(a.kind === "clarify" && a.candidates.length);
+    for (const c of a.candidates) {
+      const b = el("button", c.name, "candidate");
+      b.type = "button";
+      b.addEventListener("click", () => {
+        q.value = c.name + " " + asked;
+        ask();
+      });
+      candidates.appendChild(b);
+    }
+  }
+
+  async function extras(params, headers, mine) {
+    const base = new URLSearchParams(params);
+    base.delete("format");
+    try {
+      const [pv, ch] = await Promise.all([
+        fetch("/v1/preview?" + base.toString(), { headers }).then((r) => r.json()),
+        fetch("/v1/chart?" + base.toString(), { headers }).then((r) => r.json()),
+      ]);
+      if (mine !== seq) return;
+      renderPreviews(pv);
+      renderChart(ch);
+    } catch (err) {
+      if (mine === seq) say("Previews unavailable (" + err.message + ").");
+    }
+  }
+
+  function renderPreviews(pv) {
+    const tg = el("div");
+    for (const line of pv.telegram.short.split("\n")) tg.appendChild(el("p", line));
+    if (pv.telegram.details) {
+      const more = el("details", undefined, "tg-details");
+      more.appendChild(el("summary", "Details (expandable quote)"));
+      more.appendChild(el("pre", pv.telegram.details));
+      tg.appendChild(more);
+    }
+    tgPreview.replaceChildren(tg);
+    tgPreview.lang = pv.lang;
+    const e = pv.discord.embed;
+    const dc = el("div");
+    if (e.title) dc.appendChild(el("p", e.title, "embed-title"));
+    if (e.description) for (const line of e.description.split("\n")) dc.appendChild(el("p", line));
+    if (e.footer && e.footer.text) dc.appendChild(el("p", e.footer.text, "embed-footer"));
+    dcPreview.replaceChildren(dc);
+    dcPreview.lang = pv.lang;
+  }
+
+  function svg(tag, attrs, text) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function tokens(n) {
+    if (n >= 1048576) return n / 1048576 + "M";
+    if (n >= 1024) return Math.round(n / 1024) + "k";
+    return String(n);
+  }
+
+  // Draw the server's points: x is log2(context), y is GB; capacities are horizontal lines.
+  function renderChart(data) {
+    chart.replaceChildren();
+    if (!data.points || data.points.length < 2) {
+      chartBox.hidden = true;
+      return;
+    }
+    chartBox.hidden = false;
+    const W = 600, H = 300, L = 56, R = 12, T = 12, B = 40;
+    const xs = data.points.map((p) => Math.log2(p.tokens));
+    const top = Math.max(...data.points.map((p) => p.gb), ...data.lines.map((l) => l.gb)) * 1.08;
+    const x = (v) => L + ((v - xs[0]) / (xs[xs.length - 1] - xs[0])) * (W - L - R);
+    const y = (gb) => T + (1 - gb / top) * (H - T - B);
+    const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", id: "chart-svg", class: "chart" });
+    const first = data.points[0], last = data.points[data.points.length - 1];
+    root.appendChild(svg("title", {}, `Memory from ${first.gb.toFixed(1)} GB at ${tokens(first.tokens)} to ${last.gb.toFixed(1)} GB at ${tokens(last.tokens)} context`));
+    root.appendChild(svg("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, class: "axis" }));
+    root.appendChild(svg("line", { x1: L, y1: T, x2: L, y2: H - B, class: "axis" }));
+    for (const p of data.points) {
+      const px = x(Math.log2(p.tokens));
+      root.appendChild(svg("text", { x: px, y: H - B + 16, class: "tick", "text-anchor": "middle" }, tokens(p.tokens)));
+    }
+    for (let i = 0; i <= 4; i++) {
+      const gb = (top / 4) * i;
+      root.appendChild(svg("text", { x: L - 6, y: y(gb) + 4, class: "tick", "text-anchor": "end" }, Math.round(gb) + " GB"));
+    }
+    for (const line of data.lines) {
+      const g = svg("g", { class: "capacity " + line.role, "data-card": line.label, "data-gb": line.gb });
+      g.appendChild(svg("line", { x1: L, y1: y(line.gb), x2: W - R, y2: y(line.gb) }));
+      g.appendChild(svg("text", { x: W - R - 4, y: y(line.gb) - 5, "text-anchor": "end" }, `${line.label}: ${line.gb} GB`));
+      root.appendChild(g);
+    }
+    const pts = data.points.map((p) => `${x(Math.log2(p.tokens)).toFixed(1)},${y(p.gb).toFixed(1)}`);
+    root.appendChild(svg("polyline", { points: pts.join(" "), class: "curve" }));
+    root.appendChild(svg("text", { x: (L + W) / 2, y: H - 6, class: "tick", "text-anchor": "middle" }, "context length (tokens)"));
+    chart.appendChild(root);
   }
 
   async function copy(text, what) {
@@ -158,6 +312,30 @@
     if (!current) return;
     copy(math.checked ? current.text_math : current.text, "as plain text");
   });
+
+  window.addEventListener("popstate", (event) => {
+    const state = event.state || fromUrl();
+    if (!state || !state.q) return;
+    q.value = state.q;
+    lang.value = state.lang || "";
+    ask(false);
+  });
+
+  function fromUrl() {
+    const params = new URLSearchParams(window.location.search);
+    const text = params.get("q");
+    if (!text) return null;
+    const language = params.get("lang") || "";
+    return { q: text, lang: ["en", "pl", "th"].includes(language) ? language : "" };
+  }
+
+  const start = fromUrl();
+  if (start) {
+    q.value = start.q;
+    lang.value = start.lang;
+    window.history.replaceState(start, "", window.location.href);
+    ask(false);
+  }
 
   q.addEventListener("input", () => {
     if (current && q.value.trim() !== asked) say("Press Enter to ask the edited question.");

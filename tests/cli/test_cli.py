@@ -59,7 +59,8 @@ def test_text_and_markdown_formats(capsys: pytest.CaptureFixture[str]) -> None:
     assert "L4" in text and "21.7 GB" in text and "Prices as of 2026-09-01" in text
     assert main(["ask", "llama 3.1 70b fp8", "--format", "markdown", "--explain"]) == 0
     md = capsys.readouterr().out
-    assert md.startswith("**Llama 3.1 70B")
+    assert md.startswith("**✅ 1× H100 PCIe · $1,490/mo")  # the verdict first
+    assert "\nLlama 3.1 70B · FP8" in md
     assert "H100 PCIe" in md and "$1,490" in md and "```" in md
 
 
@@ -94,7 +95,8 @@ def test_chat_carries_follow_ups() -> None:
 def test_cards_and_models_and_check_data(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["cards"]) == 0
     out = capsys.readouterr().out
-    assert "A40 · 48 GB" in out and "$5" in out
+    a40 = next(line for line in out.splitlines() if line.startswith("A40 "))
+    assert a40.split()[:3] == ["A40", "48", "GB"] and "$5" in a40
     assert main(["models", "qwen3"]) == 0
     assert "Qwen3 235B-A22B" in capsys.readouterr().out
     assert main(["check-data"]) == 0

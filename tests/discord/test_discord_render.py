@@ -11,6 +11,7 @@ from bot.render.discord import (
     EMBED_TOTAL_MAX,
     _units,
     escape,
+    format_details,
     format_embed,
     format_limited,
     format_view,
@@ -52,8 +53,11 @@ def test_sizing_embed(catalog: Catalog) -> None:
     a = ask("70b int4 128k", catalog=catalog)
     e = format_embed(a, catalog).to_dict()
     limits_ok(e)  # type: ignore[arg-type]
-    assert e["title"] == a.headline
-    names = [f["name"] for f in e["fields"]]
+    assert e["title"] == "✅ 1× A100 SXM · $990/mo · tight: 0.1 GB left"
+    assert a.headline in e["description"]
+    details = format_details(a, catalog).to_dict()
+    assert details["title"] == a.headline
+    names = [f["name"] for f in details["fields"]]
     assert names[:3] == [s.title for s in a.sections]
     assert names[3] == "⚠️ Watch out" and names[4] == "Assumptions"
     assert "Show the math" not in names
@@ -102,7 +106,7 @@ def test_view_for_sizing_clarify_and_help(catalog: Catalog) -> None:
     assert [c["custom_id"] for c in rows] == [
         f"vc:math:{TOKEN}", f"vc:alt:{TOKEN}:0", f"vc:alt:{TOKEN}:1",
     ]  # fmt: skip
-    assert [c["label"] for c in rows] == ["Show the math", "4× RTX A6000", "2× A40"]
+    assert [c["label"] for c in rows] == ["Details and the math", "4× RTX A6000", "2× A40"]
     shown = format_view(sizing, catalog, TOKEN, math_shown=True)
     assert shown is not None and len(shown.children) == 2
 
@@ -113,7 +117,9 @@ def test_view_for_sizing_clarify_and_help(catalog: Catalog) -> None:
     assert select["custom_id"] == f"vc:pick:{TOKEN}"
     assert [o["label"] for o in select["options"]] == [c.name for c in clarify.candidates]
 
-    assert format_view(ask("help", catalog=catalog), catalog, TOKEN) is None
+    helped = format_view(ask("help", catalog=catalog), catalog, TOKEN)
+    assert helped is not None  # the short form hides the last examples: a details button
+    assert [c["label"] for c in helped.to_components()[0]["components"]] == ["Details"]
 
 
 def test_lower_precision_alternative_label_and_long_candidates(catalog: Catalog) -> None:
@@ -123,7 +129,7 @@ def test_lower_precision_alternative_label_and_long_candidates(catalog: Catalog)
     view = format_view(a, catalog, TOKEN)
     assert view is not None
     labels = [c["label"] for c in view.to_components()[0]["components"]]
-    assert labels == [t(catalog, "pl", "render.show_math"), "2× A40 w INT4"]
+    assert labels == [t(catalog, "pl", "dc.button.details_math"), "2× A40 w INT4"]
 
     cands = [Candidate(id="m" * 150, name="n" * 150, score=90)]
     menu = format_view(Answer(kind="clarify", candidates=cands), catalog, TOKEN)

@@ -69,7 +69,9 @@ async def test_discord_shows_the_truncation_note(
             await fake.dispatch("INTERACTION_CREATE", payload)
             rec = await fake.wait_for(lambda: fake.response_for(payload))
             (embed,) = rec.json["data"]["embeds"]
-            shown = "\n".join(f["value"] for f in embed.get("fields", []))
+            shown = "\n".join(  # the short form names the cut among its few lines
+                [embed.get("description") or ""] + [f["value"] for f in embed.get("fields", [])]
+            )
             assert truncated_note(catalog).split()[0] in shown
             assert embed_units(embed) <= 6000
 

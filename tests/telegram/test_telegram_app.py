@@ -185,7 +185,7 @@ async def test_clarify_buttons_reask_with_the_candidate(bot: Bot) -> None:
     n = labels.index("Llama 3.1 8B")
     await bot.press(data_for(reply, "c", n), reply)
     text = visible(bot.fake.edits[-1])
-    assert text.startswith("Llama 3.1 8B · INT4 · 128k")
+    assert text.splitlines()[1].startswith("Llama 3.1 8B · INT4 · 128k")  # under the verdict
     resolved = ask("Llama 3.1 8B llam int4 128k", "en", catalog=bot.catalog)
     same_visible(bot.fake.edits[-1], resolved, bot)
     assert buttons(stored(bot, reply))[0][1].startswith("m:")

@@ -74,7 +74,9 @@ def test_user_words_are_escaped_and_cannot_mention(catalog: Catalog) -> None:
     assert "@everyone" not in shown and "@\u2060everyone" in shown
     assert "⚠️ <b>bold</b>" in shown
     assert "a < b & c > d" in shown
-    assert shown.endswith("Prices as of 2026-09-01.")
+    # no price quoted (no pick, no card): no price date; the details follow in a blockquote
+    assert "Prices as of" not in shown
+    assert "<blockquote>" in html_text  # opened: the math was asked for
     assert escape("<@x&>") == "&lt;@\u2060x&amp;&gt;"
 
 
@@ -83,6 +85,7 @@ def test_long_answers_are_trimmed_by_whole_lines(catalog: Catalog, limit: int) -
     lines = [f"line {i}: " + "é😀&<" * 20 for i in range(200)]
     answer = Answer(
         kind="sizing",
+        recommendation=Pick(card="A40", count=1, monthly_usd=240, headroom_gb=8, tight=False),
         headline="Headline",
         sections=[Section(title="Title", lines=lines)],
         caveats=[Note(code="c", text="caveat")],
@@ -91,8 +94,8 @@ def test_long_answers_are_trimmed_by_whole_lines(catalog: Catalog, limit: int) -
     shown = parse_telegram_html(format_html(answer, catalog, limit=limit))
     assert utf16_len(shown) <= limit
     assert "…" in shown
-    assert shown.startswith("Headline")
-    assert shown.endswith("Prices as of 2026-09-01.")
+    assert shown.startswith("✅ 1× A40 · $240/mo")
+    assert "Prices as of 2026-09-01." in shown  # the short form keeps it, the details are cut
     kept = [line for line in shown.splitlines() if line.startswith("line ")]
     assert all(line in lines or line.endswith("…") for line in kept)
 

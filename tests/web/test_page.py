@@ -104,7 +104,10 @@ async def test_ask_switch_to_polish_and_copy(browser: Browser, catalog: Catalog)
         await expect(body).to_contain_text("A100 SXM")
         await expect(body).to_contain_text("$990/month")
         await expect(body).to_contain_text(f"Prices as of {catalog.prices_as_of}.")
-        await expect(page.get_by_role("status")).to_have_text("Answered in EN.")
+        # the live region says the verdict only, never the whole answer
+        await expect(page.get_by_role("status")).to_have_text(
+            "Answered in EN: ✅ 1× A100 SXM · $990/mo · tight: 0.1 GB left"
+        )
 
         # Copy for ticket and as plain text: exactly the renderers' output
         english = ask(QUESTION, catalog=catalog)
@@ -117,7 +120,7 @@ async def test_ask_switch_to_polish_and_copy(browser: Browser, catalog: Catalog)
 
         # Switching the language re-asks: the answer is now Polish
         await page.get_by_label("Answer language").select_option("pl")
-        await expect(body).to_contain_text("miesięcznie")
+        await expect(body).to_contain_text("/mies.")
         await expect(body).to_contain_text("Pamięć")
         await expect(body).to_contain_text(f"Ceny na dzień {catalog.prices_as_of}.")
         assert await body.get_attribute("lang") == "pl"
@@ -181,7 +184,9 @@ async def test_user_words_are_text_never_markup(browser: Browser, catalog: Catal
         await page.get_by_label("Customer's question").fill(evil)
         await page.keyboard.press("Enter")
         await expect(page.get_by_role("status")).to_contain_text("Answered")
-        assert await page.locator("#answer-body img, #answer-body b").count() == 0
+        await expect(page.locator("#preview-telegram")).not_to_contain_text("No question")
+        for box in ("#answer-body", "#preview-telegram", "#preview-discord", "#history"):
+            assert await page.locator(f"{box} img, {box} b").count() == 0
         assert await page.evaluate("window.pwned") is None
         assert problems == []
     finally:
@@ -203,5 +208,177 @@ async def test_token_is_asked_for_when_the_server_needs_one(browser: Browser, ca
         await expect(page.locator("#answer-body")).to_contain_text("A100 SXM")
         # the 401 shows up as a console error for the failed fetch; nothing else may
         assert [p for p in problems if "401" not in p] == []
+    finally:
+        await server.close()
+
+
+# --------------------------------------------------------------------------- the chat-first desk
+
+CONTRAST_JS = """
+() => {
+  const parse = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const bgOf = (node) => {
+    for (let n = node; n; n = n.parentElement) {
+      const c = parse(getComputedStyle(n).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] > 0.99)) return c.slice(0, 3);
+    }
+    return parse(getComputedStyle(document.documentElement).backgroundColor).slice(0, 3);
+  };
+  const worst = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const text = walker.currentNode;
+    const node = text.parentElement;
+    if (!text.textContent.trim() || !node || node.closest("[hidden], .offscreen, :disabled")) continue;
+    if (node.closest("svg")) continue;
+    const box = node.getBoundingClientRect();
+    if (!box.width || !box.height || getComputedStyle(node).visibility === "hidden") continue;
+    const fg = lum(parse(getComputedStyle(node).color).slice(0, 3));
+    const bg = lum(bgOf(node));
+    const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+    worst.push([ratio, node.tagName + "#" + node.id + "." + node.className, text.textContent.slice(0, 40)]);
+  }
+  worst.sort((a, b) => a[0] - b[0]);
+  return worst.slice(0, 5);
+}
+"""
+
+
+async def test_permalink_answers_on_load_and_history_is_kept(browser: Browser, catalog: Catalog):
+    server = await start(catalog)
+    try:
+        origin = str(server.make_url("/")).rstrip("/")
+        context = await browser.new_context()
+        page = await context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        await page.goto(origin + "/?q=70b%20int4%20128k&lang=pl")
+        body = page.locator("#answer-body")
+        await expect(body).to_contain_text("A100 SXM")
+        await expect(body).to_contain_text("mies.")
+        assert await page.locator("#q").input_value() == QUESTION
+        assert await page.locator("#lang").input_value() == "pl"
+
+        await page.get_by_label("Customer's question").fill("qlora 13b")
+        await page.get_by_label("Answer language").select_option("")
+        await page.keyboard.press("Tab")
+        await page.get_by_label("Customer's question").press("Enter")
+        await expect(body).to_contain_text("RTX A5000")
+        assert "q=qlora+13b" in page.url or "q=qlora%2013b" in page.url
+        items = page.locator("#history li")
+        await expect(items).to_have_count(2)
+        await expect(items.first).to_contain_text("qlora 13b")
+        # history entries re-ask; the back button returns to the permalink's answer
+        await items.nth(1).locator("a").click()
+        await expect(body).to_contain_text("A100 SXM")
+        await page.go_back()
+        await expect(body).to_contain_text("RTX A5000")
+    finally:
+        await server.close()
+
+
+async def test_clarify_candidates_are_buttons(browser: Browser, catalog: Catalog):
+    server = await start(catalog)
+    try:
+        page, problems = await open_page(browser, server)
+        await page.get_by_label("Customer's question").fill("llam int4 128k")
+        await page.keyboard.press("Enter")
+        group = page.get_by_role("group", name="Pick the model")
+        await expect(group).to_be_visible()
+        expected = ask("llam int4 128k", catalog=catalog)
+        names = [c.name for c in expected.candidates]
+        await expect(group.get_by_role("button")).to_have_text(names)
+        await group.get_by_role("button", name="Llama 3.1 8B").click()
+        await expect(page.locator("#answer-body")).to_contain_text("Llama 3.1 8B · INT4 · 128k")
+        await expect(group).to_be_hidden()
+        assert problems == []
+    finally:
+        await server.close()
+
+
+async def test_previews_show_the_real_telegram_and_discord_forms(
+    browser: Browser, catalog: Catalog
+):
+    from bot.desk_views import telegram_visible
+    from bot.render.discord import format_embed
+    from bot.render.telegram import format_html
+
+    server = await start(catalog)
+    try:
+        page, problems = await open_page(browser, server)
+        await page.get_by_label("Customer's question").fill(QUESTION)
+        await page.keyboard.press("Enter")
+        answer = ask(QUESTION, catalog=catalog)
+        short, details = telegram_visible(format_html(answer, catalog))
+        tg = page.locator("#preview-telegram")
+        await expect(tg.locator("p").first).to_have_text(short.split("\n")[0])
+        assert short.split("\n")[0] == "✅ 1× A100 SXM · $990/mo · tight: 0.1 GB left"
+        shown = await tg.locator(":scope > div > p").all_inner_texts()
+        assert shown == short.split("\n")
+        assert "Memory" in details and "Total: 79.9 GB" in details
+        embed = format_embed(answer, catalog).to_dict()
+        dc = page.locator("#preview-discord")
+        await expect(dc.locator(".embed-title")).to_have_text(embed["title"])
+        await expect(dc.locator(".embed-footer")).to_have_text(embed["footer"]["text"])
+        assert problems == []
+    finally:
+        await server.close()
+
+
+async def test_chart_draws_memory_against_context_with_capacity_lines(
+    browser: Browser, catalog: Catalog
+):
+    server = await start(catalog)
+    try:
+        page, problems = await open_page(browser, server)
+        await page.get_by_label("Customer's question").fill(QUESTION)
+        await page.keyboard.press("Enter")
+        svg = page.locator("#chart svg")
+        await expect(svg).to_be_visible()
+        points = (await svg.locator("polyline.curve").get_attribute("points") or "").split()
+        assert len(points) >= 5  # 1k .. 128k, the model's limit for a bare 70B
+        caps = svg.locator("g.capacity")
+        await expect(caps).to_have_count(2)
+        assert await caps.nth(0).get_attribute("data-card") == "1× A100 SXM"
+        assert await caps.nth(0).get_attribute("class") == "capacity recommended"
+        assert await caps.nth(1).get_attribute("class") == "capacity next"
+        await expect(svg.locator("text").filter(has_text="128k")).to_have_count(1)
+        # a card list has no curve: the chart hides
+        await page.get_by_label("Customer's question").fill("gpus")
+        await page.keyboard.press("Enter")
+        await expect(page.locator("#chart-box")).to_be_hidden()
+        assert problems == []
+    finally:
+        await server.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+async def test_no_sideways_scroll_at_320px_and_aa_contrast(
+    browser: Browser, catalog: Catalog, scheme: str
+):
+    server = await start(catalog)
+    try:
+        origin = str(server.make_url("/")).rstrip("/")
+        context = await browser.new_context(
+            viewport={"width": 320, "height": 640},
+            color_scheme=scheme,  # type: ignore[arg-type]
+        )
+        page = await context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        await page.goto(origin + "/?q=" + "70b%20int4%20128k")
+        await expect(page.locator("#chart svg")).to_be_visible()
+        await page.get_by_label("Show the math").check()
+        await page.locator("#preview-telegram details summary").click()
+        assert await page.evaluate("document.documentElement.scrollWidth") <= 320
+        worst = await page.evaluate(CONTRAST_JS)
+        assert worst and worst[0][0] >= 4.5, worst
+        # the Ask button, the one dark mode used to fail
+        ask_ratio = await page.evaluate(
+            CONTRAST_JS.replace("document.body", "document.getElementById('ask')")
+        )
+        assert ask_ratio[0][0] >= 4.5, ask_ratio
     finally:
         await server.close()

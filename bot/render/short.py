@@ -1,0 +1,262 @@
+"""The short form every chat surface leads with: the verdict, card and price on line 1.
+
+A customer on a phone needs yes/no, the card, its price and the next step before any
+breakdown. This module picks those few lines from the Answer's own fields (no sizing
+arithmetic: every number was computed by the engine, it is only rounded here for display),
+and lists the detail blocks (everything the answer knows) that the renderers put behind a
+"details" control.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from engine import Answer, Catalog
+from engine.i18n import t
+from engine.models import Note, Pick
+from engine.rounding import fmt_gb, fmt_usd
+
+__all__ = [
+    "MAX_SHORT_CHARS",
+    "MAX_SHORT_LINES",
+    "Block",
+    "detail_blocks",
+    "short_lines",
+    "units",
+]
+
+MAX_SHORT_LINES = 8
+MAX_SHORT_CHARS = 450  # visible characters, counted in UTF-16 units as Telegram and Discord do
+LINE_MAX = 170  # one caveat or alternative never crowds out the rest
+ELLIPSIS = "…"
+_SPACES = re.compile(r"[ \t\r\n]+")
+# caveats that change the decision come first; the others wait in the details
+_URGENT = (
+    "truncated",
+    "why.",
+    "tight",
+    "cluster",
+    "limit_no_room",
+    "beyond_max_context",
+    "fp8_cards",
+)
+# which alternative to offer next to the pick: safer when the pick is tight, else cheaper
+_SAFER = ("roomier", "faster", "cuda")
+_CHEAPER = ("lower_precision", "cheaper_set")
+
+
+def units(text: str) -> int:
+    """Length as both chat platforms count it (UTF-16 code units)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def _clip(text: str, limit: int) -> str:
+    text = _SPACES.sub(" ", text).strip()  # not str.split(): it would eat no-break spaces
+    if units(text) <= limit:
+        return text
+    out = ""
+    for ch in text:
+        if units(out + ch) > limit - 1:
+            break
+        out += ch
+    cut = out.rsplit(" ", 1)[0] if " " in out[len(out) // 2 :] else out
+    return cut.rstrip(" ,;:·-") + ELLIPSIS
+
+
+@dataclass(frozen=True)
+class Block:
+    """One group of detail lines under an optional title (kind says how to style it)."""
+
+    title: str
+    lines: list[str]
+    kind: str = "section"  # section | caveats | assumptions | math
+
+
+def _room(cat: Catalog, lang: str, headroom_gb: float, tight: bool) -> str:
+    key = "short.tight" if tight else "short.room"
+    return t(cat, lang, key, gb=fmt_gb(headroom_gb, lang))
+
+
+def _per_month(cat: Catalog, lang: str, usd: float) -> str:
+    return t(cat, lang, "short.per_month", price=fmt_usd(usd, lang))
+
+
+def _pick_line(cat: Catalog, lang: str, pick: Pick) -> str:
+    """ "1× A100 SXM · $990/mo · tight: 0.1 GB left" (without the verdict mark)."""
+    return t(
+        cat,
+        lang,
+        "short.pick",
+        count=pick.count,
+        card=pick.card,
+        price=_per_month(cat, lang, pick.monthly_usd),
+        room=_room(cat, lang, pick.headroom_gb, pick.tight),
+    )
+
+
+def _alternative(answer: Answer) -> Pick | None:
+    """The one alternative worth a line: safer if the pick is tight, otherwise cheaper."""
+    alts = answer.alternatives
+    if not alts:
+        return None
+    rec = answer.recommendation
+    if rec is not None and rec.tight:  # the cheapest way out of a tight fit
+        roomy = sorted((a for a in alts if not a.tight), key=lambda a: a.monthly_usd)
+        if roomy:
+            return roomy[0]
+    for reason in _CHEAPER + _SAFER:
+        for alt in alts:
+            if alt.reason == reason:
+                return alt
+    return alts[0]
+
+
+def _alt_line(cat: Catalog, lang: str, alt: Pick, rec: Pick | None) -> str:
+    reason = alt.reason or "other"
+    if rec is not None and rec.tight and not alt.tight and reason != "lower_precision":
+        reason = "safer_cheaper" if alt.monthly_usd < rec.monthly_usd else "roomier"
+    label = t(cat, lang, f"short.alt.{reason}", precision=(alt.precision or "").upper())
+    room = (
+        t(cat, lang, "short.needs", gb=fmt_gb(alt.need_gb, lang))
+        if alt.precision and alt.need_gb is not None
+        else _room(cat, lang, alt.headroom_gb, alt.tight)
+    )
+    return t(
+        cat,
+        lang,
+        "short.alt",
+        label=label,
+        count=alt.count,
+        card=alt.card,
+        price=_per_month(cat, lang, alt.monthly_usd),
+        room=room,
+    )
+
+
+def _caveat(answer: Answer) -> Note | None:
+    for prefix in _URGENT:
+        for note in answer.caveats:
+            if note.code.startswith(prefix):
+                return note
+    return answer.caveats[0] if answer.caveats else None
+
+
+def _verdict(answer: Answer, cat: Catalog) -> list[str]:
+    """Line 1 (and the memory line) for answers that decide something; [] for the others."""
+    lang = answer.lang
+    rec = answer.recommendation
+    total = (answer.memory_gb or {}).get("total")
+    if answer.kind == "fit" and answer.fit is not None:
+        fit = answer.fit
+        if fit.fits:
+            price = f" · {_per_month(cat, lang, fit.monthly_usd)}" if fit.monthly_usd else ""
+            first = t(
+                cat,
+                lang,
+                "short.fits",
+                count=fit.count,
+                card=fit.card,
+                price=price,
+                room=_room(cat, lang, fit.headroom_gb, fit.tight),
+            )
+        else:
+            if fit.reason:
+                first = t(cat, lang, "short.no_fit_rule", count=fit.count, card=fit.card)
+            else:
+                first = t(
+                    cat,
+                    lang,
+                    "short.no_fit",
+                    count=fit.count,
+                    card=fit.card,
+                    gb=fmt_gb(-fit.headroom_gb, lang),
+                )
+            if rec is not None:
+                first += " · ✅ " + _pick_line(cat, lang, rec)
+        return [first, answer.headline]
+    if answer.kind == "sizing":
+        if rec is not None:
+            return ["✅ " + _pick_line(cat, lang, rec), answer.headline]
+        if total is not None:
+            return [
+                t(
+                    cat,
+                    lang,
+                    "short.cluster",
+                    nodes=answer.cluster_nodes or "?",
+                    card=cat.fleet.cluster.card,
+                ),
+                answer.headline,
+            ]
+    return []
+
+
+def _generic(answer: Answer, room_lines: int) -> tuple[list[str], int]:
+    """Headline and the first lines of the answer for kinds that list rather than decide."""
+    lines = [answer.headline] if answer.headline else []
+    pool = [line for s in answer.sections for line in s.lines if line.strip()]
+    take = max(0, room_lines - len(lines))
+    if len(pool) > take:
+        take = max(0, take - 1)  # keep a line to say how many more wait in the details
+    lines.extend(pool[:take])
+    return lines, max(0, len(pool) - take)
+
+
+def short_lines(
+    answer: Answer, catalog: Catalog, footer: str = "", *, more_line: bool = True
+) -> list[str]:
+    """At most 8 lines and 450 visible characters, the verdict first; ``footer`` goes last.
+
+    ``footer`` is the "Prices as of" line, given only when the answer quotes a price;
+    ``more_line`` says how many lines wait in the details (off when they follow at once).
+    """
+    lang = answer.lang
+    budget_lines = MAX_SHORT_LINES - (1 if footer else 0)
+    lines = _verdict(answer, catalog)
+    hidden = 0
+    if lines:
+        alt = _alternative(answer)
+        if alt is not None:
+            lines.append(_alt_line(catalog, lang, alt, answer.recommendation))
+        note = _caveat(answer)
+        if note is not None:
+            lines.append("⚠️ " + note.text)
+    else:
+        lines, hidden = _generic(answer, budget_lines)
+        if answer.kind in ("card", "limit") and (note := _caveat(answer)) is not None:
+            lines.append("⚠️ " + note.text)
+    lines = [_clip(line, LINE_MAX if i else 2 * LINE_MAX) for i, line in enumerate(lines) if line]
+    if not lines:
+        lines = [_clip(answer.text, LINE_MAX) or ELLIPSIS]
+    more = t(catalog, lang, "short.more", n=hidden) if hidden and more_line else ""
+    tail = [x for x in (more, footer) if x]
+    lines = lines[: MAX_SHORT_LINES - len(tail)]
+    while len(lines) > 1 and _cost(lines + tail) > MAX_SHORT_CHARS:
+        lines.pop()
+        if not more and more_line:
+            more = t(catalog, lang, "short.more_details")
+            tail = [x for x in (more, footer) if x]
+    if _cost(lines + tail) > MAX_SHORT_CHARS:
+        room = MAX_SHORT_CHARS - _cost(tail) - (1 if tail else 0)
+        lines = [_clip(lines[0], room)]
+    return lines + tail
+
+
+def _cost(lines: list[str]) -> int:
+    return sum(units(line) for line in lines) + max(0, len(lines) - 1)
+
+
+def detail_blocks(answer: Answer, catalog: Catalog, math: bool = False) -> list[Block]:
+    """Everything the answer knows, in order: sections, caveats, assumptions, the math."""
+    lang = answer.lang
+    blocks = [Block(s.title, list(s.lines)) for s in answer.sections if s.lines or s.title]
+    if answer.caveats:
+        title = t(catalog, lang, "render.watch_out")
+        blocks.append(Block(title, [n.text for n in answer.caveats], "caveats"))
+    if answer.assumptions:
+        title = t(catalog, lang, "render.assumptions")
+        blocks.append(Block(title, [n.text for n in answer.assumptions], "assumptions"))
+    if math and answer.math:
+        blocks.append(Block(t(catalog, lang, "render.show_math"), list(answer.math), "math"))
+    return blocks

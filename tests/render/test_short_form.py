@@ -1,0 +1,175 @@
+"""The short form on Telegram and Discord: at most 8 lines and 450 visible characters,
+the verdict with the card and the price first, and nothing the answer knows lost on the way
+(every section line and caveat is in the details view)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.render import footer, quotes_price
+from bot.render.discord import escape as dc_escape
+from bot.render.discord import format_details, format_embed, format_view
+from bot.render.short import MAX_SHORT_CHARS, MAX_SHORT_LINES, units
+from bot.render.telegram import format_html
+from engine import Answer, Catalog, ask, load_catalog
+from engine.models import LANGS
+from engine.rounding import fmt_usd
+
+try:
+    from fakes.telegram_api import parse_telegram_html
+except ImportError:  # the repository root is on sys.path instead
+    from tests.fakes.telegram_api import parse_telegram_html
+
+# Thirty questions of every kind; each is asked with the reply language forced to en, pl and
+# th, and the natively phrased ones at the end also in their own words.
+QUESTIONS = [
+    "70b int4 128k",
+    "llama 3.1 70b fp8 32k batch 8",
+    "does qwen2.5 32b fit on a 4090?",
+    "does llama 3.1 8b fit on a 4090",
+    "does 70b fit in 48 gb",
+    "llama 3.1 70b bf16 on 2x a100",
+    "qlora 13b",
+    "lora 70b",
+    "full fine-tune 70b",
+    "405b bf16 full fine-tune",
+    "llama 3.1 405b fp8",
+    "mixtral 8x7b int4",
+    "deepseek v3 int4 32k",
+    "8b fp16 kv fp8 1m context",
+    "card a40",
+    "card mi300x",
+    "gpus",
+    "faq kv_cache",
+    "faq",
+    "llam",
+    "llama 3.1",
+    "help",
+    "zzzz qqqq",
+    "what can I serve for $500 a month",
+    "what fits on a 4090",
+    "max context for 70b int4 on a100",
+    "how many users for 8b on 4090",
+    "ile vram dla 70b w int4?",
+    "czy qwen2.5 14b zmieści się na 4090?",
+    "70b int4 ต้องใช้ vram เท่าไหร่",
+]
+CASES = [(q, lang) for q in QUESTIONS for lang in LANGS]
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return load_catalog()
+
+
+def tg_short(answer: Answer, catalog: Catalog) -> tuple[str, str]:
+    """(what the closed message shows, everything the message holds) for Telegram."""
+    html_text = format_html(answer, catalog)
+    head = html_text.split("\n<blockquote", 1)[0]
+    assert html_text.count("<blockquote expandable>") <= 1
+    return parse_telegram_html(head), parse_telegram_html(html_text)
+
+
+def dc_short(answer: Answer, catalog: Catalog) -> str:
+    e = format_embed(answer, catalog).to_dict()
+    assert not e.get("fields")
+    parts = [e.get("title") or "", e.get("description") or "", e.get("footer", {}).get("text", "")]
+    return "\n".join(p for p in parts if p)
+
+
+def verdict_parts(answer: Answer) -> list[str] | None:
+    """What line 1 must carry: the mark, the card and its price, when the answer has them."""
+    lang = answer.lang
+    if answer.kind == "fit" and answer.fit is not None:
+        fit = answer.fit
+        if fit.fits:
+            price = [fmt_usd(fit.monthly_usd, lang)] if fit.monthly_usd else []
+            return ["✅", fit.card, *price]
+        rec = answer.recommendation
+        extra = [rec.card, fmt_usd(rec.monthly_usd, lang)] if rec else []
+        return ["❌", fit.card, *extra]
+    if answer.kind == "sizing" and answer.recommendation is not None:
+        rec = answer.recommendation
+        return ["✅", f"{rec.count}× {rec.card}", fmt_usd(rec.monthly_usd, lang)]
+    if answer.kind == "sizing":
+        return ["❌"]
+    return None
+
+
+def check_short(text: str, answer: Answer, catalog: Catalog) -> None:
+    lines = text.split("\n")
+    assert len(lines) <= MAX_SHORT_LINES, text
+    assert units(text) <= MAX_SHORT_CHARS, text
+    assert all(line.strip() for line in lines), text
+    parts = verdict_parts(answer)
+    if parts:
+        assert lines[0].startswith(parts[0]), text
+        for part in parts:
+            assert part in lines[0], (part, text)
+    note = footer(answer, catalog)
+    if quotes_price(answer) and note:
+        assert lines[-1] == note
+    else:
+        assert t_prices(catalog, answer.lang) not in text
+
+
+def t_prices(catalog: Catalog, lang: str) -> str:
+    """The fixed start of the "Prices as of" line in ``lang``."""
+    from engine.i18n import t
+
+    return t(catalog, lang, "render.prices_as_of", date="").split("{")[0].strip().rstrip(".")
+
+
+@pytest.mark.parametrize(("question", "lang"), CASES)
+def test_short_forms_are_short_and_lead_with_the_verdict(
+    catalog: Catalog, question: str, lang: str
+) -> None:
+    answer = ask(question, lang, catalog=catalog)
+    assert answer.lang == lang
+    shown, _ = tg_short(answer, catalog)
+    check_short(shown, answer, catalog)
+    check_short(dc_short(answer, catalog), answer, catalog)
+
+
+@pytest.mark.parametrize(("question", "lang"), CASES)
+def test_details_hold_everything_the_answer_knows(
+    catalog: Catalog, question: str, lang: str
+) -> None:
+    answer = ask(question, lang, catalog=catalog)
+    known = [line for s in answer.sections for line in s.lines if line.strip()]
+    known += [s.title for s in answer.sections if s.title]
+    known += [n.text for n in answer.caveats + answer.assumptions]
+    _, whole = tg_short(answer, catalog)
+    details = format_details(answer, catalog, math=True).to_dict()
+    blob = "\n".join(
+        [details.get("title", ""), details.get("description") or ""]
+        + [f"{f['name']}\n{f['value']}" for f in details.get("fields", [])]
+    )
+    for line in known:
+        assert line.replace("@", "@\u2060") in whole, line
+        assert dc_escape(line) in blob, line
+    if answer.math:
+        with_math = parse_telegram_html(format_html(answer, catalog, math=True))
+        assert all(line in with_math for line in answer.math)
+        assert answer.math[0] in blob
+    # whatever the short form leaves out is one press away on Discord
+    if answer.kind != "clarify" and len(known) > 2:
+        view = format_view(answer, catalog, "0123456789ab")
+        assert view is not None
+        ids = [c["custom_id"] for row in view.to_components() for c in row["components"]]
+        assert ids[0].startswith("vc:math:")
+
+
+def test_native_questions_answer_in_their_language(catalog: Catalog) -> None:
+    assert ask("ile vram dla 70b w int4?", catalog=catalog).lang == "pl"
+    assert ask("70b int4 ต้องใช้ vram เท่าไหร่", catalog=catalog).lang == "th"
+    pl = format_embed(ask("ile vram dla 70b w int4?", catalog=catalog), catalog).to_dict()
+    assert pl["title"].startswith("✅ 1× A40 · $240/mies.")
+
+
+def test_tight_pick_offers_the_safer_cheaper_set(catalog: Catalog) -> None:
+    shown, _ = tg_short(ask("70b int4 128k", catalog=catalog), catalog)
+    first, second, third, *_ = shown.split("\n")
+    assert first == "✅ 1× A100 SXM · $990/mo · tight: 0.1 GB left"
+    assert second.endswith("needs 79.9 GB")
+    assert third == "Safer and cheaper: 2× A40 · $456/mo · 16.1 GB to spare"
