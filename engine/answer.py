@@ -31,7 +31,7 @@ from engine.models import (
     Request,
     Section,
 )
-from engine.parse import CardAsk, Query, parse
+from engine.parse import MAX_SIZE_B, MIN_SIZE_B, CardAsk, Query, parse
 from engine.recommend import (
     Workload,
     alternatives,
@@ -296,6 +296,10 @@ class _Builder:
             return self.faq_index()
         if q.wants_what_fits and not q.has_subject:
             return self.what_fits()
+        if q.bad_size_b is not None:
+            return self.help(bad_size=True)
+        for name in q.unknown_precisions:
+            self.caveat("unknown_precision", name=name)
         if q.extra_precisions and q.precision:
             self.caveat(
                 "two_precisions",
@@ -782,8 +786,10 @@ class _Builder:
         )
         return self.finish(answer)
 
-    def help(self, not_understood: bool = False) -> Answer:
+    def help(self, not_understood: bool = False, bad_size: bool = False) -> Answer:
         head = self.t("help.not_understood" if not_understood else "help.title")
+        if bad_size:  # "0b", "1e-28t": refused with the range that makes sense
+            head = self.t("help.bad_size", min=self.num(MIN_SIZE_B, 2), max=self.num(MAX_SIZE_B))
         lines = [
             self.t("help.intro"),
             self.t("help.examples"),

@@ -25,10 +25,12 @@ from engine.models import Lang, ModelSpec, Task
 
 MAX_QUERY_CHARS = 4096
 MAX_MODEL_TOKENS = 8  # name tokens scored; the rest of a long message is not a model name
+MIN_SIZE_B = 0.01  # 10 million parameters: below this a "model size" is a typo
 MAX_SIZE_B = 100_000.0  # numbers past these are typos or tests, not workloads
 MAX_VRAM_GB = 100_000.0
 MAX_BUDGET_USD = 100_000_000.0
 MAX_TOKENS = 1 << 40
+NORMALISE_CHARS = 4 * MAX_QUERY_CHARS  # NFKC may also shrink text (composition): read a margin
 MAX_CARDS = 1024
 MAX_MENTIONS = 8  # cards or model ids read from one message
 MAX_NAME_CHARS = 80  # longer "words" are pasted noise, not a model name (HF ids are ~40)
@@ -282,6 +284,12 @@ _BATCH_HINTS = _hint(
     "sesj", "równoleg", "rownoleg", "rozm", "zapyta", "คน", "ผู้ใช้", "บทสนทนา", "เซสชัน", "แบตช์",
 )  # fmt: skip
 _DIGIT = re.compile(r"\d")
+# Spellings of a precision or quant type; any of these the catalog does not know is reported.
+_PRECISION_LIKE = re.compile(
+    r"(?<![\w.])(?:i?q\d+(?:[_-]?[a-z0-9]{1,3}){0,3}|(?:nv|mx)?fp\d+|bf\d+|int\d+|nf\d+"
+    r"|w\d+a\d+|\d+[\s-]?bits?)(?![\w.])"
+)
+_PRECISION_SEPARATORS = re.compile(r"[\s_-]+")
 
 
 def _scan(full: re.Pattern[str], scan: re.Pattern[str], s: str, back: int) -> re.Match[str] | None:
@@ -392,10 +400,12 @@ class Query:
     task_generic: bool = False
     precision: str | None = None
     extra_precisions: list[str] = field(default_factory=list)
+    unknown_precisions: list[str] = field(default_factory=list)
     kv_dtype: str | None = None
     context_tokens: int | None = None
     batch: int | None = None
     size_b: float | None = None
+    bad_size_b: float | None = None  # a size nobody means ("0b", "1e-28t"): refused
     model: ModelSpec | None = None
     model_score: float = 0.0
     others: list[ModelMatch] = field(default_factory=list)
@@ -441,12 +451,15 @@ class Query:
 
 def clean(text: str) -> tuple[str, bool]:
     """Normalise what people paste: width forms, Thai digits, invisible characters, markup."""
-    truncated = len(text) > MAX_QUERY_CHARS
-    text = text[:MAX_QUERY_CHARS]
+    long = len(text) > NORMALISE_CHARS
+    text = text[:NORMALISE_CHARS]
     if not text.isascii():
+        # The cap counts characters after NFKC, which can turn one character into 18.
         text = unicodedata.normalize("NFKC", text)
         if _THAI.search(text):
             text = text.translate(_THAI_DIGITS)
+    truncated = long or len(text) > MAX_QUERY_CHARS
+    text = text[:MAX_QUERY_CHARS]
     text = _INVISIBLE.sub(" ", text)
     text = _MARKUP.sub(" ", text)
     text = text.replace("×", "x").replace("–", "-").replace("—", "-").replace("’", "'")
@@ -470,6 +483,33 @@ def detect_lang(text: str) -> Lang | None:
 
 def _num(text: str) -> float:
     return float(text.replace(",", ".").replace(" ", ""))
+
+
+def _tokens(value: float) -> int:
+    """A token count from a float that may be huge ("9" * 400 + "k"): bounded before int()."""
+    return round(value) if value < MAX_TOKENS else MAX_TOKENS
+
+
+def _precision_of(catalog: Catalog, pats: _Patterns, text: str) -> str | None:
+    """The catalog precision a matched spelling names: separators do not matter ("q4_KM",
+    "q4-k-m" and "q4km" are all Q4_K_M)."""
+    compact = _PRECISION_SEPARATORS.sub("", text.lower())
+    return pats.precision_compact.get(compact) or catalog.precision_alias.get(norm(text))
+
+
+def _unknown_precisions(q: Query, s: str, pats: _Patterns) -> str:
+    """Precision-looking words left over ("4 bits", "q9", "fp4"): a plural of a known one is
+    that one; the rest are types we do not know, reported, never guessed. Returns the rest."""
+    for m in _PRECISION_LIKE.finditer(s):
+        compact = _PRECISION_SEPARATORS.sub("", m.group(0))
+        name = pats.precision_compact.get(compact.removesuffix("s"))
+        if name is not None and q.precision is None:
+            q.precision = name
+        elif name is None and m.group(0) not in q.unknown_precisions:
+            q.unknown_precisions.append(m.group(0))
+        if len(q.unknown_precisions) >= MAX_MENTIONS:
+            break
+    return _PRECISION_LIKE.sub(" ", s) if q.unknown_precisions or q.precision else s
 
 
 def _int_grouped(text: str) -> int:
@@ -768,6 +808,7 @@ class _Patterns:
     card_scan: re.Pattern[str]  # every card alias, as a trie: finds a card fast
     precision: re.Pattern[str]
     precision_scan: re.Pattern[str]
+    precision_compact: dict[str, str]  # alias without separators -> precision name
     faq_topics: tuple[str, ...]
     faq_anchors: dict[str, tuple[tuple[str, int, float], ...]]  # trigram -> (keyword, topic, w)
     faq_short: tuple[tuple[str, int, float], ...]  # keywords under three characters
@@ -831,6 +872,10 @@ def _patterns(catalog: Catalog) -> _Patterns:
         card_scan=re.compile(cards),
         precision=re.compile(r"(?<![\w.])(" + precisions + r")(?![\w.])"),
         precision_scan=re.compile(precisions),
+        precision_compact={
+            _PRECISION_SEPARATORS.sub("", alias): name
+            for alias, name in sorted(catalog.precision_alias.items())
+        },
         faq_topics=tuple(t.id for t in catalog.faq),
         faq_anchors={g: tuple(v) for g, v in anchors.items()},
         faq_short=tuple(short),
@@ -932,12 +977,15 @@ def parse(text: str, catalog: Catalog) -> Query:
         q.kv_dtype = catalog.kv_alias.get(norm(token.replace(" ", "").replace("-", ""))) or "fp8"
         s = _cut(s, m)
 
-    if m := _scan(pats.precision, pats.precision_scan, s, 0):
-        q.precision = catalog.precision_alias[norm(m.group(1))]
+    while m := _scan(pats.precision, pats.precision_scan, s, 0):  # "fp8 int4": first wins
+        name = _precision_of(catalog, pats, m.group(1))
+        if name is not None and q.precision is None:
+            q.precision = name
+        elif name is not None and len(q.extra_precisions) < MAX_MENTIONS:
+            q.extra_precisions.append(name)
         s = _cut(s, m)
-        while m := _scan(pats.precision, pats.precision_scan, s, 0):  # "fp8 int4": first wins
-            q.extra_precisions.append(catalog.precision_alias[norm(m.group(1))])
-            s = _cut(s, m)
+    if digits:
+        s = _unknown_precisions(q, s, pats)
 
     size_neighbor = ""
     if digits:
@@ -958,8 +1006,10 @@ def parse(text: str, catalog: Catalog) -> Query:
     for ident in idents:
         rest = " " + ident + " "
         if q.precision is None and (m := _scan(pats.precision, pats.precision_scan, rest, 0)):
-            q.precision = catalog.precision_alias[norm(m.group(1))]
+            q.precision = _precision_of(catalog, pats, m.group(1))
             rest = _cut(rest, m)
+        if q.precision is None:
+            rest = _unknown_precisions(q, rest, pats)
         if q.size_b is None and (m := _SIZE.search(rest)):
             q.size_b = _size(m.group(1), m.group(2))
             rest = _cut(rest, m)
@@ -984,7 +1034,7 @@ def _numbers(q: Query, s: str, pats: _Patterns) -> tuple[str, str]:
         s = _cut(s, m)
     elif m := _CONTEXT_KM.search(s):
         unit = K_TOKENS if m.group(2) == "k" else M_TOKENS
-        q.context_tokens = round(_num(m.group(1)) * unit)
+        q.context_tokens = _tokens(_num(m.group(1)) * unit)
         s = _cut(s, m)
 
     if _BATCH_HINTS.search(s) and (m := _BATCH.search(s)):
@@ -1013,8 +1063,9 @@ def _numbers(q: Query, s: str, pats: _Patterns) -> tuple[str, str]:
 
 def _bound(q: Query) -> None:
     """Numbers nobody means ("0b", a 300-digit VRAM) must not reach the arithmetic."""
-    if q.size_b is not None and not 0 < q.size_b <= MAX_SIZE_B:
-        q.size_b = None if q.size_b <= 0 or math.isnan(q.size_b) else MAX_SIZE_B
+    if q.size_b is not None and not MIN_SIZE_B <= q.size_b <= MAX_SIZE_B:
+        q.bad_size_b = 0.0 if math.isnan(q.size_b) else q.size_b
+        q.size_b = None
     if q.vram_gb is not None:
         q.vram_gb = min(q.vram_gb, MAX_VRAM_GB) if q.vram_gb > 0 else None
     if q.budget_usd is not None:
