@@ -18,8 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Answer, Catalog, ask, context_of, load_catalog
-from engine.parse import MAX_QUERY_CHARS, MAX_SIZE_B, MIN_SIZE_B, parse
+from engine.limits import MAX_QUERY_CHARS, MAX_SIZE_B, MIN_SIZE_B
 from engine.rounding import fmt_num
+from engine.understand import parse
 
 CAT: Catalog = load_catalog()
 TABLE: list[dict[str, Any]] = yaml.safe_load(
