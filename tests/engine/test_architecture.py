@@ -79,3 +79,15 @@ def test_no_module_is_too_big() -> None:
     sizes = {n: len(p.read_text(encoding="utf-8").splitlines()) for n, p in MODULES.items()}
     big = {n: lines for n, lines in sizes.items() if lines > MAX_LINES}
     assert not big, big
+
+
+def test_every_engine_name_the_adapters_use_is_public() -> None:
+    """bot/ may still import from engine submodules; each name it takes is also in ``engine``,
+    so switching an adapter to ``from engine import ...`` changes nothing else."""
+    used: set[str] = set()
+    for path in sorted((ENGINE.parent / "bot").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("engine"):
+                used.update(a.name for a in node.names)
+    assert used, "bot/ imports nothing from the engine?"
+    assert used <= set(engine.__all__), sorted(used - set(engine.__all__))
