@@ -160,7 +160,8 @@ def parse(text: str, catalog: Catalog) -> Query:
             q.size_b = size_from(m.group(1), m.group(2))
             rest = cut(rest, m)
             # The id names the model: "zephyr-7b-beta" is not a typical 7B, ask about it.
-            size_neighbor = EDGE_SEPARATORS.sub(" ", rest).split()[0] if rest.strip() else ""
+            rest_words = EDGE_SEPARATORS.sub(" ", rest).split()  # "awq:0b" leaves only ":"
+            size_neighbor = rest_words[0] if rest_words else ""
         q.model_words += " " + rest.strip()
 
     read_model(q, s, catalog, size_neighbor)

@@ -169,7 +169,8 @@ def test_unknown_precision_is_reported(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["0B model", "0b", "llama 0b", "0.0000000000000000000000000000001t", "9" * 400 + "b"]
+    "text",
+    ["0B model", "0b", "llama 0b", "AWQ:0b", "0.0000000000000000000000000000001t", "9" * 400 + "b"],
 )
 def test_nonsense_sizes_are_refused(text: str) -> None:
     for lang in ("en", "pl", "th"):
