@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: run test lint check-data lock clean
+.PHONY: run test test-slow lint check-data lock clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -34,6 +34,9 @@ test: $(STAMP_TEST)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
+
+test-slow: $(STAMP_TEST)
+	$(BIN)/python -m pytest -m slow
 
 lint: $(STAMP_TEST)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy

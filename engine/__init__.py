@@ -1,27 +1,98 @@
 """vramchat's pure core: catalog, sizing arithmetic, card rules, parsing and the Answer.
 
-Adapters call :func:`ask` and render the :class:`Answer`; nothing here does network I/O,
-reads the environment or imports a platform library.
+Adapters call :func:`ask` (free text, plus :class:`RequestOptions` for values they already
+hold as fields) and render the :class:`Answer`; nothing here does network I/O, reads the
+environment or imports a platform library. Everything an adapter needs is named here.
 """
 
-from engine.answer import Context, ask, context_of, default_catalog, render_text
+from engine.answer import ask, context_of, default_catalog
+from engine.answer_types import (
+    Answer,
+    BudgetOption,
+    Candidate,
+    CardInfo,
+    Context,
+    Fit,
+    Limit,
+    ModelRef,
+    Note,
+    Pick,
+    Request,
+    Section,
+)
 from engine.catalog import Catalog, load_catalog
 from engine.conversation import Conversations
 from engine.errors import CatalogError, QueryError, VramchatError
-from engine.models import Answer, Request
+from engine.i18n import pick_lang, t
+from engine.limits import (
+    DEFAULT_BATCH,
+    DEFAULT_CONTEXT,
+    MAX_BATCH,
+    MAX_CONTEXT_TOKENS,
+    MAX_QUERY_CHARS,
+    parse_token_count,
+)
+from engine.models import LANGS, Card, Lang, ModelSpec, Task
+from engine.refs import card_info
+from engine.request import RequestOptions
+from engine.rounding import fmt_gb, fmt_num, fmt_usd
+from engine.suggest import (
+    MAX_CHOICE_CHARS,
+    compose_question,
+    is_context_value,
+    replace_model,
+    search_models,
+    suggest_cards,
+    suggest_models,
+)
+from engine.text.voice import render_text
 
 __all__ = [
+    "DEFAULT_BATCH",
+    "DEFAULT_CONTEXT",
+    "LANGS",
+    "MAX_BATCH",
+    "MAX_CHOICE_CHARS",
+    "MAX_CONTEXT_TOKENS",
+    "MAX_QUERY_CHARS",
     "Answer",
+    "BudgetOption",
+    "Candidate",
+    "Card",
+    "CardInfo",
     "Catalog",
     "CatalogError",
     "Context",
     "Conversations",
+    "Fit",
+    "Lang",
+    "Limit",
+    "ModelRef",
+    "ModelSpec",
+    "Note",
+    "Pick",
     "QueryError",
     "Request",
+    "RequestOptions",
+    "Section",
+    "Task",
     "VramchatError",
     "ask",
+    "card_info",
+    "compose_question",
     "context_of",
     "default_catalog",
+    "fmt_gb",
+    "fmt_num",
+    "fmt_usd",
+    "is_context_value",
     "load_catalog",
+    "parse_token_count",
+    "pick_lang",
     "render_text",
+    "replace_model",
+    "search_models",
+    "suggest_cards",
+    "suggest_models",
+    "t",
 ]

@@ -10,7 +10,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
-from engine.answer import Context
+from engine.answer_types import Context
 
 
 class Conversations:

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.answer_types import ModelRef, Pick
 from engine.catalog import Catalog
-from engine.i18n import t
-from engine.models import Card, ModelRef, Pick, Task
+from engine.models import Task
 from engine.recommend import Workload, decode_for, recommend, set_price
-from engine.rounding import fmt_gb, fmt_num, fmt_usd
 from engine.sizing import (
     HF_FULL_FT_BYTES,
     LORA_BASE_BYTES,
@@ -24,6 +23,7 @@ from engine.sizing import (
     quick_rule_gb,
     training,
 )
+from engine.text.voice import Voice
 
 GIB = 2**30
 
@@ -62,46 +62,30 @@ def _pick(cat: Catalog, ref: ModelRef, need: float, task: Task, precision: str) 
     return recommend(cat, w)[0]
 
 
-class _Fmt:
-    def __init__(self, cat: Catalog, lang: str) -> None:
-        self.cat, self.lang = cat, lang
-
-    def gb(self, v: float) -> str:
-        return fmt_gb(v, self.lang)
-
-    def usd(self, v: float) -> str:
-        return fmt_usd(v, self.lang)
-
-    def n(self, v: float, d: int = 0) -> str:
-        return fmt_num(v, d, self.lang, trim=True)
-
-    def pick(self, p: Pick | None) -> str:
-        if p is None:
-            return t(self.cat, self.lang, "faq.cluster")
-        name = p.card if p.count == 1 else f"{p.count}× {p.card}"
-        return f"{name} {self.usd(p.monthly_usd)}"
-
-    def card(self, name: str) -> Card:
-        return self.cat.card_by_name[name]
+def _pick_text(f: Voice, p: Pick | None) -> str:
+    if p is None:
+        return f.t("faq.cluster")
+    name = p.card if p.count == 1 else f"{p.count}× {p.card}"
+    return f"{name} {f.usd(p.monthly_usd)}"
 
 
-def _size_params(cat: Catalog, f: _Fmt, size: float) -> dict[str, Any]:
+def _size_params(cat: Catalog, f: Voice, size: float) -> dict[str, Any]:
     ref = _shape(cat, size)
-    out: dict[str, Any] = {"size": f.n(size)}
+    out: dict[str, Any] = {"size": f.num(size)}
     for prec in ("bf16", "fp8", "int4"):
         need = _need(cat, ref, prec)
         out[f"{prec}_gb"] = f.gb(need)
-        out[f"{prec}_card"] = f.pick(_pick(cat, ref, need, "inference", prec))
+        out[f"{prec}_card"] = _pick_text(f, _pick(cat, ref, need, "inference", prec))
     out["kv_gb"] = f.gb(inference(ref, 2, 2.0, 8192, 1).parts["kv_cache"])
     for task in ("qlora", "lora", "full"):
         need = training(ref, task, 2048, 1).total
         out[f"{task}_gb"] = f.gb(need)
-        out[f"{task}_card"] = f.pick(_pick(cat, ref, need, task, "bf16"))
+        out[f"{task}_card"] = _pick_text(f, _pick(cat, ref, need, task, "bf16"))
     return out
 
 
 def params_for(cat: Catalog, lang: str, topic: str) -> dict[str, Any]:
-    f = _Fmt(cat, lang)
+    f = Voice(cat, lang)
     r70 = _shape(cat, 70)
     if topic.startswith("size_"):
         return _size_params(cat, f, float(topic.removeprefix("size_").removesuffix("b")))
@@ -110,15 +94,15 @@ def params_for(cat: Catalog, lang: str, topic: str) -> dict[str, Any]:
         return {
             "w": f.gb(bd.parts["weights"]),
             "kv": f.gb(bd.parts["kv_cache"]),
-            "oh": f.n(OVERHEAD_GB),
+            "oh": f.num(OVERHEAD_GB),
             "total": f.gb(bd.total),
             "headroom": f.gb(80 - bd.total),
         }
     if topic == "kv_cache":
         per = kv_bytes_per_token(r70, 2.0)
         return {
-            "mb": f.n(per / 1e6, 2),
-            "bytes": f.n(per),
+            "mb": f.num(per / 1e6, 2),
+            "bytes": f.num(per),
             "gb8k": f.gb(per * 8192 / 1e9),
             "gb128k": f.gb(per * 131072 / 1e9),
             "gb128k_fp8": f.gb(per * 131072 / 2e9),
@@ -131,7 +115,7 @@ def params_for(cat: Catalog, lang: str, topic: str) -> dict[str, Any]:
             "kv32": f.gb(inference(r70, 1, 2.0, 32768, 1).parts["kv_cache"]),
             "need32": f.gb(need32),
             "need128": f.gb(need128),
-            "card128": f.pick(_pick(cat, r70, need128, "inference", "fp8")),
+            "card128": _pick_text(f, _pick(cat, r70, need128, "inference", "fp8")),
             "need128_kv8": f.gb(inference(r70, 1, 1.0, 131072, 1).total),
         }
     if topic == "finetune_24gb":
@@ -143,7 +127,7 @@ def params_for(cat: Catalog, lang: str, topic: str) -> dict[str, Any]:
             "l7": f.gb(training(r7, "lora", 2048, 1).total),
             "l13": f.gb(training(r13, "lora", 2048, 1).total),
             "f7": f.gb(training(r7, "full", 2048, 1).total),
-            "bytes": f.n(full_ft_bytes_per_param()),
+            "bytes": f.num(full_ft_bytes_per_param()),
         }
     if topic == "ft_methods":
         full = training(r70, "full", 2048, 1).total
@@ -152,29 +136,29 @@ def params_for(cat: Catalog, lang: str, topic: str) -> dict[str, Any]:
         pq = _pick(cat, r70, q, "qlora", "bf16")
         ratio = (pf.monthly_usd / pq.monthly_usd) if pf and pq else 0
         return {
-            "full_bytes": f.n(full_ft_bytes_per_param()),
-            "lora_bytes": f.n(LORA_BASE_BYTES["lora"]),
-            "qlora_bytes": f.n(LORA_BASE_BYTES["qlora"], 1),
-            "hf_bytes": f.n(HF_FULL_FT_BYTES),
+            "full_bytes": f.num(full_ft_bytes_per_param()),
+            "lora_bytes": f.num(LORA_BASE_BYTES["lora"]),
+            "qlora_bytes": f.num(LORA_BASE_BYTES["qlora"], 1),
+            "hf_bytes": f.num(HF_FULL_FT_BYTES),
             "full70": f.gb(full),
-            "full70_card": f.pick(pf),
+            "full70_card": _pick_text(f, pf),
             "q70": f.gb(q),
-            "q70_card": f.pick(pq),
-            "ratio": f.n(ratio),
+            "q70_card": _pick_text(f, pq),
+            "ratio": f.num(ratio),
         }
     if topic in ("two_cards", "nvlink"):
-        c = {n: f.card(n) for n in ("H100 SXM", "A40", "L40S", "RTX 5090")}
+        c = {n: cat.card_by_name[n] for n in ("H100 SXM", "A40", "L40S", "RTX 5090")}
         _, _, pair = set_price(cat, c["RTX 5090"], 2)
         return {
-            "nvlink": f.n(c["H100 SXM"].link_gbps or 0),
-            "bridge": f.n(c["A40"].link_gbps or 0),
-            "gen4": f.n(c["L40S"].link_gbps or 0),
-            "gen5": f.n(c["RTX 5090"].link_gbps or 0),
+            "nvlink": f.num(c["H100 SXM"].link_gbps or 0),
+            "bridge": f.num(c["A40"].link_gbps or 0),
+            "gen4": f.num(c["L40S"].link_gbps or 0),
+            "gen5": f.num(c["RTX 5090"].link_gbps or 0),
             "pair_gb": f.gb(c["RTX 5090"].vram_gb * 2),
-            "pair_bw": f.n(c["RTX 5090"].bandwidth_gbps * 2 / 1000, 2),
+            "pair_bw": f.num(c["RTX 5090"].bandwidth_gbps * 2 / 1000, 2),
             "pair_price": f.usd(pair),
             "h100_gb": f.gb(c["H100 SXM"].vram_gb),
-            "h100_bw": f.n(c["H100 SXM"].bandwidth_gbps / 1000, 2),
+            "h100_bw": f.num(c["H100 SXM"].bandwidth_gbps / 1000, 2),
             "h100_price": f.usd(c["H100 SXM"].monthly_usd),
         }
     if topic == "cheapest_per_gb":
@@ -191,31 +175,36 @@ def params_for(cat: Catalog, lang: str, topic: str) -> dict[str, Any]:
             "dear": dear.name,
             "dear_per_gb": f.usd(dear.usd_per_gb_month),
             "bw_card": best_bw.name,
-            "bw": f.n(best_bw.gbps_per_usd_month, 2),
+            "bw": f.num(best_bw.gbps_per_usd_month, 2),
         }
     if topic == "bandwidth":
         r7, r34 = _shape(cat, 7), _shape(cat, 34)
-        a40, r5090, a100, r4090 = (f.card(n) for n in ("A40", "RTX 5090", "A100 SXM", "RTX 4090"))
+        a40, r5090, a100, r4090 = (
+            cat.card_by_name[n] for n in ("A40", "RTX 5090", "A100 SXM", "RTX 4090")
+        )
         w7 = r7.params_b * 2
         return {
             "w7": f.gb(w7),
-            "a40": f.n(decode_for(a40, 1, w7) or 0),
-            "r5090": f.n(decode_for(r5090, 1, w7) or 0),
-            "a100_34": f.n(decode_for(a100, 1, r34.params_b * 2) or 0),
-            "r4090_34": f.n(decode_for(r4090, 1, r34.params_b * 0.5) or 0),
+            "a40": f.num(decode_for(a40, 1, w7) or 0),
+            "r5090": f.num(decode_for(r5090, 1, w7) or 0),
+            "a100_34": f.num(decode_for(a100, 1, r34.params_b * 2) or 0),
+            "r4090_34": f.num(decode_for(r4090, 1, r34.params_b * 0.5) or 0),
             "a100_price": f.usd(a100.monthly_usd),
             "r4090_price": f.usd(r4090.monthly_usd),
-            "pct": f.n((1 - r4090.monthly_usd / a100.monthly_usd) * 100),
+            "pct": f.num((1 - r4090.monthly_usd / a100.monthly_usd) * 100),
         }
     if topic == "int4_quality":
         need = _need(cat, r70, "int4")
-        return {"need": f.gb(need), "card": f.pick(_pick(cat, r70, need, "inference", "int4"))}
+        return {
+            "need": f.gb(need),
+            "card": _pick_text(f, _pick(cat, r70, need, "inference", "int4")),
+        }
     if topic == "gpu_counts":
         quick = quick_rule_gb(70, 2)
         return {
             "heads": r70.attention_heads,
             "quick": f.gb(quick),
-            "margin": f.n(QUICK_RULE_MARGIN, 1),
+            "margin": f.num(QUICK_RULE_MARGIN, 1),
             "three": f.gb(80 * 3),
             "four": f.gb(80 * 4),
         }
@@ -232,7 +221,7 @@ def params_for(cat: Catalog, lang: str, topic: str) -> dict[str, Any]:
             "hour": f.usd(cheapest.monthly_usd / prov.hours_per_month),
             "b200": f.usd(b200),
             "l40s": f.usd(l40s),
-            "saving": f.n((1 - l40s / b200) * 100 if b200 else 0),
+            "saving": f.num((1 - l40s / b200) * 100 if b200 else 0),
             "date": book.prices_as_of,
         }
     if topic == "not_to_rent":
@@ -245,14 +234,14 @@ def params_for(cat: Catalog, lang: str, topic: str) -> dict[str, Any]:
             "regions": ", ".join(f"{r.id} {r.city}" for r in prov.regions),
         }
     if topic == "gib":
-        return {"pct": f.n((1 - 1e9 / GIB) * 100, 1)}
+        return {"pct": f.num((1 - 1e9 / GIB) * 100, 1)}
     if topic == "moe":
         mix = cat.model_by_id.get("mixtral-8x7b")
         total = mix.params_b if mix else 46.7
         active = (mix.active_params_b if mix else None) or 12.9
         return {
-            "total": f.n(total, 1),
-            "active": f.n(active, 1),
+            "total": f.num(total, 1),
+            "active": f.num(active, 1),
             "gb": f.gb(total * 2),
             "gb_active": f.gb(active * 2),
         }
@@ -261,5 +250,5 @@ def params_for(cat: Catalog, lang: str, topic: str) -> dict[str, Any]:
 
 def answer(cat: Catalog, lang: str, topic: str) -> list[str]:
     key = "faq.size" if topic.startswith("size_") else f"faq.{topic}"
-    text = t(cat, lang, key, **params_for(cat, lang, topic))
+    text = Voice(cat, lang).t(key, **params_for(cat, lang, topic))
     return [line for line in text.strip().split("\n")]

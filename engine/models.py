@@ -1,4 +1,6 @@
-"""Frozen data types: what the catalog holds and what an answer says.
+"""Frozen data types: what the catalog holds (the schema of ``data/*.yaml``).
+
+The answer's own types live in :mod:`engine.answer_types`.
 
 Units live in field names (``vram_gb``, ``monthly_usd``, ``bandwidth_gbps``): GB is 10^9 bytes.
 Numbers are kept exact; rounding happens only when text is rendered.
@@ -6,24 +8,12 @@ Numbers are kept exact; rounding happens only when text is rendered.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 Task = Literal["inference", "full", "lora", "qlora"]
-Kind = Literal[
-    "sizing",
-    "fit",
-    "card",
-    "cards",
-    "faq",
-    "clarify",
-    "help",
-    "error",
-    "limit",
-    "budget",
-    "capacity",
-]
 Lang = Literal["en", "pl", "th"]
 LANGS: tuple[Lang, ...] = ("en", "pl", "th")
 
@@ -257,176 +247,31 @@ class FaqFile(_Data):
     topics: list[FaqTopic]
 
 
-# --------------------------------------------------------------------------- requests
+# --------------------------------------------------------------------------- old import paths
+
+# The answer's types moved to engine.answer_types; adapters written against the old path
+# (``from engine.models import Pick``) keep working until they import from ``engine``. Resolved
+# on first use, not at import time, so this module does not depend on the one that uses it.
+_MOVED = frozenset(
+    {
+        "Answer",
+        "BudgetOption",
+        "Candidate",
+        "CardInfo",
+        "Fit",
+        "Kind",
+        "Limit",
+        "ModelRef",
+        "Note",
+        "Pick",
+        "Request",
+        "Section",
+        "WeightParts",
+    }
+)
 
 
-class _Out(BaseModel):
-    """Answer parts: plain data, serialised to the JSON contract."""
-
-    model_config = ConfigDict(frozen=True)
-
-
-class ModelRef(_Out):
-    """The model as the engine sized it (a catalog model or an assumed typical shape)."""
-
-    id: str | None = None
-    name: str | None
-    params_b: float
-    active_params_b: float | None = None
-    layers: int
-    kv_heads: int
-    head_dim: int
-    attention_heads: int
-    assumed: bool
-    mla: MLA | None = None
-    sliding_window: int | None = None
-    sliding_layers: int = 0
-    max_context_tokens: int | None = None
-    shape_source: str | None = None
-    experts_b: float | None = None  # routed-expert parameters, derived from config values
-    embeddings_b: float | None = None  # embed_tokens + lm_head parameters
-    layer_types: LayerTypes | None = None
-    recurrent_state: RecurrentState | None = None
-    full_attention: AttentionShape | None = None
-
-
-class WeightParts(_Out):
-    """Weights stored at different precisions per part (a mixed checkpoint, e.g. as released)."""
-
-    experts: str | None = None
-    dense: str
-    embeddings: str
-    as_released: bool = False
-
-
-class Request(_Out):
-    task: Task = "inference"
-    model: ModelRef | None = None
-    precision: str = "bf16"
-    kv_dtype: str = "fp16"
-    context_tokens: int = 8192
-    batch: int = 1
-    card: str | None = None
-    count: int | None = None
-    weight_parts: WeightParts | None = None
-
-
-# --------------------------------------------------------------------------- answer parts
-
-
-class Pick(_Out):
-    card: str
-    count: int
-    monthly_usd: float
-    headroom_gb: float
-    tight: bool
-    list_usd: float | None = None
-    discount_pct: float = 0
-    reason: str | None = None
-    decode_tok_s: float | None = None
-    hourly_usd: float | None = None
-    precision: str | None = None
-    need_gb: float | None = None
-
-
-class BudgetOption(_Out):
-    model: str
-    model_id: str
-    params_b: float
-    precision: str
-    need_gb: float
-    card: str
-    count: int
-    monthly_usd: float
-    decode_tok_s: float | None = None
-
-
-class Fit(_Out):
-    card: str
-    count: int
-    fits: bool
-    headroom_gb: float
-    tight: bool
-    monthly_usd: float | None = None
-    reason: str | None = None
-    vram_gb: float | None = None
-    decode_tok_s: float | None = None
-
-
-class CardInfo(_Out):
-    name: str
-    vram_gb: float
-    bandwidth_gbps: float
-    monthly_usd: float
-    fp8: bool
-    usd_per_gb_month: float
-    gbps_per_usd_month: float
-    usd_per_gpu_hour: float
-    memory_type: str
-    min_count: int
-    interconnect: str | None
-    link_gbps: float | None
-    platform: str
-    arch: str
-    regions: list[str]
-    set_sizes: list[int]
-
-
-class Limit(_Out):
-    card: str
-    count: int
-    max_context_tokens: int | None
-    max_batch: int | None
-
-
-class Note(_Out):
-    """A caveat or assumption: a stable code for tools, and text in the answer's language."""
-
-    code: str
-    text: str
-
-
-class Section(_Out):
-    """One block of the rendered answer; every renderer formats the same blocks."""
-
-    title: str
-    lines: list[str]
-
-
-class Candidate(_Out):
-    id: str
-    name: str
-    score: float
-
-
-class Answer(_Out):
-    kind: Kind
-    lang: Lang = "en"
-    request: Request | None = None
-    memory_gb: dict[str, float] | None = None
-    recommendation: Pick | None = None
-    alternatives: list[Pick] = Field(default_factory=list)
-    decode_tok_s: float | None = None
-    cluster_nodes: int | None = None
-    fit: Fit | None = None
-    fits: list[Fit] = Field(default_factory=list)
-    card: CardInfo | None = None
-    cards: list[CardInfo] = Field(default_factory=list)
-    limit: Limit | None = None
-    budget: list[BudgetOption] = Field(default_factory=list)
-    budget_usd: float | None = None
-    candidates: list[Candidate] = Field(default_factory=list)
-    caveats: list[Note] = Field(default_factory=list)
-    assumptions: list[Note] = Field(default_factory=list)
-    quick_rule_gb: float | None = None
-    kv_bytes_per_token: float | None = None
-    prices_as_of: str | None = None
-    faq_topic: str | None = None
-    headline: str = ""
-    sections: list[Section] = Field(default_factory=list)
-    math: list[str] = Field(default_factory=list)
-    text: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        """The public JSON contract (keys are only ever added, never renamed)."""
-        return self.model_dump(mode="json")
+def __getattr__(name: str) -> Any:
+    if name in _MOVED:
+        return getattr(importlib.import_module("engine.answer_types"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,12 +12,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from engine.answer_types import ModelRef, Request, WeightParts
 from engine.catalog import Catalog
-from engine.models import ModelRef, ModelSpec, Request, Task, WeightParts
+from engine.models import ModelSpec, Task
 from engine.sizing import mixed_weights_gb
 
 if TYPE_CHECKING:
-    from engine.parse import Query
+    from engine.understand import Query
 
 # gate, up and down projections of a gated MLP (SwiGLU / GeGLU): 3 matrices of hidden x width
 MLP_MATRICES = 3

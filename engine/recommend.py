@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
+from engine.answer_types import Pick
 from engine.catalog import Catalog
-from engine.models import Card, Pick, Task
+from engine.models import Card, Task
 from engine.sizing import cluster_nodes, decode_ceiling_tok_s
 
 TIGHT_SINGLE_GB = 5.0

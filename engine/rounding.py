@@ -6,15 +6,22 @@ guide rounds half up on the decimal value (21.125 -> 21.13), so we go through ``
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from functools import lru_cache
 
 _SEP = {"en": (",", "."), "pl": ("\u00a0", ","), "th": (",", ".")}
 
 
+_DIGITS = 400  # a float has at most 309 integer digits: quantize never runs out of precision
+
+
 def round_half_up(value: float, decimals: int = 0) -> Decimal:
-    quantum = Decimal(1).scaleb(-decimals)
-    return Decimal(repr(float(value))).quantize(quantum, rounding=ROUND_HALF_UP)
+    """Half up on the decimal value; infinities and NaN come back as they are."""
+    d = Decimal(repr(float(value)))
+    if not d.is_finite():
+        return d
+    with localcontext(prec=_DIGITS):
+        return d.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
 
 
 @lru_cache(maxsize=8192)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from engine.models import ModelRef, Task
+from engine.answer_types import ModelRef
+from engine.models import Task
 from engine.rounding import round_half_up
 
 GB = 1e9  # decimal gigabyte: params in billions x bytes per param = GB

@@ -11,14 +11,21 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 
 from engine.catalog import Catalog, norm
+from engine.limits import parse_token_count
 from engine.models import ModelSpec
-from engine.parse import STOP_WORDS, match_models, model_key, size_matches
+from engine.understand import (
+    STOP_WORDS,
+    CompletionKeys,
+    match_models,
+    model_index,
+    model_key,
+    size_matches,
+)
 
 __all__ = [
     "MAX_CHOICE_CHARS",
@@ -47,7 +54,6 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_CONTEXT_VALUE = re.compile(r"^\s*\d+(?:[.,]\d+)?\s*[kKmM]?\s*$")
 _SEARCH_SIZE = re.compile(r"\b(\d+(?:\.\d+)?)\s?b\b", re.IGNORECASE)
 SEARCH_CUTOFF = 70.0  # a fuzzy hit in a model search must be this good to be listed
 _CONTEXT_TOKEN = re.compile(r"^\d+(?:[.,]\d+)?[km]$")
@@ -68,55 +74,9 @@ _USER_WORDS = _words("users user concurrent")
 _NUMBER_BEFORE = _words("users user tokens token bit bits")
 
 
-@dataclass(frozen=True)
-class _Index:
-    """Model keys as token ids, plus the inverted lists that make scoring cheap."""
-
-    vocab: tuple[str, ...]
-    vocab_ids: dict[str, int]
-    postings: tuple[tuple[int, ...], ...]  # token id -> keys containing it
-    key_lengths: tuple[int, ...]  # tokens per key
-    owners: tuple[int, ...]  # key -> model position
-    models: tuple[ModelSpec, ...]
-    newest_rank: tuple[int, ...]  # model position -> 0 for the newest release
-
-
-@lru_cache(maxsize=8)
-def _index(catalog: Catalog) -> _Index:
-    """Cached per catalog object (hashed by identity), so a reload builds a fresh index."""
-    models = tuple(catalog.models)
-    vocab: dict[str, int] = {}
-    postings: list[list[int]] = []
-    lengths: list[int] = []
-    owners: list[int] = []
-    for i, m in enumerate(models):
-        seen: set[str] = set()
-        for name in (m.name, m.id, m.hf_repo.split("/")[-1], *m.aliases):
-            key = model_key(name)
-            if not key or key in seen:
-                continue
-            seen.add(key)
-            tokens = dict.fromkeys(key.split())
-            for tok in tokens:
-                if tok not in vocab:
-                    vocab[tok] = len(vocab)
-                    postings.append([])
-                postings[vocab[tok]].append(len(owners))
-            lengths.append(len(tokens))
-            owners.append(i)
-    order = sorted(range(len(models)), key=lambda i: models[i].released, reverse=True)
-    rank = [0] * len(models)
-    for pos, i in enumerate(order):
-        rank[i] = pos
-    return _Index(
-        vocab=tuple(vocab),
-        vocab_ids=vocab,
-        postings=tuple(tuple(p) for p in postings),
-        key_lengths=tuple(lengths),
-        owners=tuple(owners),
-        models=models,
-        newest_rank=tuple(rank),
-    )
+def _index(catalog: Catalog) -> CompletionKeys:
+    """The completion view of the one model index (cached per catalog object there)."""
+    return model_index(catalog).completion
 
 
 @lru_cache(maxsize=8)
@@ -150,7 +110,7 @@ def _clip(text: str) -> str:
     return text if len(text) <= MAX_CHOICE_CHARS else text[: MAX_CHOICE_CHARS - 1].rstrip() + "…"
 
 
-def _token_scores(index: _Index, token: str, typing: bool) -> dict[int, float]:
+def _token_scores(index: CompletionKeys, token: str, typing: bool) -> dict[int, float]:
     """Vocabulary tokens like ``token``: typo-tolerant for words, exact for numbers, and a
     prefix match for the token still being typed (the last one)."""
     out: dict[int, float] = {}
@@ -328,8 +288,9 @@ def _suggest_cards(catalog: Catalog, prefix: str, limit: int) -> list[tuple[str,
 
 
 def is_context_value(text: str) -> bool:
-    """A context option as typed in a slash command: "8k", "128k", "1M" or a token count."""
-    return _CONTEXT_VALUE.match(text) is not None
+    """A context option as typed in a slash command: "8k", "128k", "1M" or a token count of
+    at least one (a context of 0 is not a value: it would silently become the default)."""
+    return parse_token_count(text) is not None
 
 
 def search_models(catalog: Catalog, text: str) -> list[ModelSpec]:

@@ -17,8 +17,9 @@ from bot.render.discord import (
     format_view,
 )
 from engine import Answer, Catalog, ask
+from engine.answer_types import Candidate, Note, Pick, Section
 from engine.i18n import t
-from engine.models import LANGS, Candidate, Note, Pick, Section
+from engine.models import LANGS
 
 TOKEN = "0123456789ab"
 HOSTILE = "@everyone @here <@&123456789012345678> <@42> <#99> **bold** __u__ `x` ||s|| > q"

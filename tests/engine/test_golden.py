@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from engine import Catalog, ask, load_catalog
-from engine.models import ModelRef
+from engine.answer_types import ModelRef
 from engine.recommend import min_tensor_parallel, set_price, tensor_parallel_counts
 from engine.rounding import round_half_up
 from engine.sizing import (

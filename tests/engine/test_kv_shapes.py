@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import Catalog, ask, load_catalog
-from engine.answer import model_ref
+from engine.refs import model_ref
 from engine.sizing import kv_bytes_per_token, kv_cache_gb
 
 

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Catalog, ask, context_of, load_catalog
-from engine.parse import MAX_QUERY_CHARS, clean, detect_lang, parse
+from engine.understand import MAX_QUERY_CHARS, clean, detect_lang, parse
 
 CAT = load_catalog()
 KINDS = {"sizing", "fit", "card", "cards", "faq", "clarify", "help", "limit", "budget"}

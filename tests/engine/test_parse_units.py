@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from engine import Catalog, load_catalog
-from engine.parse import (
+from engine.understand import (
     MAX_QUERY_CHARS,
     STOP_WORDS,
     clean,
@@ -22,7 +22,7 @@ from engine.parse import (
     parse,
     size_matches,
 )
-from engine.parse import _token_index as token_index
+from engine.understand import model_index as token_index
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ from bot.desk import Desk, Limited, MemoryStore
 from bot.settings import Settings
 from bot.state_redis import PREFIX, RedisStore, make_store
 from engine import Answer, Context, load_catalog
-from engine.models import Request
+from engine.answer_types import Request
 
 REDIS_SERVER = shutil.which("redis-server")
 
@@ -116,7 +116,7 @@ async def stores(
 def sample_context() -> Context:
     catalog = load_catalog()
     m = catalog.model_by_id["llama-3.1-70b"]
-    from engine.answer import model_ref
+    from engine.refs import model_ref
 
     return Context(Request(model=model_ref(m), precision="fp8", context_tokens=32768), "H100 SXM")
 

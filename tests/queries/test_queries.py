@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from engine import Answer, Catalog, Context, ask, context_of, load_catalog
-from engine.parse import parse
+from engine.understand import parse
 
 TABLE: list[dict[str, Any]] = yaml.safe_load(
     (Path(__file__).parent / "queries.yaml").read_text(encoding="utf-8")

@@ -21,7 +21,7 @@ from bot.render.markdown import format_markdown
 from bot.render.telegram import MAX_MESSAGE_UTF16, format_html
 from bot.render.text import format_text
 from engine import Answer, Catalog, ask, load_catalog
-from engine.models import Note, Section
+from engine.answer_types import Note, Section
 from tests.robustness.support import embed_units, parse_telegram_html, units, utf16_len
 
 CATALOG: Catalog = load_catalog()

@@ -16,7 +16,7 @@ from bot.render.discord import format_embed
 from bot.render.telegram import format_html
 from engine import Answer, Catalog, ask, load_catalog
 from engine.i18n import t
-from engine.parse import MAX_QUERY_CHARS
+from engine.understand import MAX_QUERY_CHARS
 from tests.robustness.support import (
     DISCORD_TOKEN,
     FakeDiscord,

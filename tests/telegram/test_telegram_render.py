@@ -21,7 +21,7 @@ from bot.render.telegram import (
 )
 from bot.telegram_app import COMMANDS, file_url_for
 from engine import Answer, Catalog, ask
-from engine.models import Candidate, Note, Pick, Section
+from engine.answer_types import Candidate, Note, Pick, Section
 
 PLACEHOLDER = re.compile(r"\{(\w+)")
 QUESTIONS = [

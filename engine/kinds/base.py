@@ -1,0 +1,211 @@
+"""What every answer kind shares: the catalog, the reply language and voice, the notes
+(caveats and assumptions) collected on the way, and the arithmetic several kinds run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import native
+from engine.answer_types import Answer, Context, Note, Pick, Request
+from engine.catalog import Catalog
+from engine.models import Lang
+from engine.recommend import Workload
+from engine.sizing import (
+    Breakdown,
+    inference,
+    kv_bytes_per_token,
+    kv_cache_gb,
+    recurrent_state_bytes,
+    training,
+)
+from engine.text.voice import Voice, ctx_label, render_text
+from engine.understand import Query
+
+
+class Builder:
+    """Builds one answer: what was asked, the conversation so far, and the notes collected.
+
+    The kinds (``engine.kinds.*``) are functions of a Builder; text goes through its
+    :class:`Voice`, the one formatting object every text builder shares.
+    """
+
+    def __init__(self, cat: Catalog, lang: Lang, q: Query, prev: Context | None) -> None:
+        self.cat = cat
+        self.lang = lang
+        self.q = q
+        self.prev = prev
+        self.voice = Voice(cat, lang)
+        self.caveats: list[Note] = []
+        self.assumptions: list[Note] = []
+
+    # -- text helpers (the voice's, for short call sites)
+    def t(self, key: str, **params: Any) -> str:
+        return self.voice.t(key, **params)
+
+    def gb(self, value: float) -> str:
+        return self.voice.gb(value)
+
+    def usd(self, value: float) -> str:
+        return self.voice.usd(value)
+
+    def num(self, value: float, decimals: int = 0) -> str:
+        return self.voice.num(value, decimals)
+
+    def caveat(self, code: str, **params: Any) -> None:
+        if all(n.code != code for n in self.caveats):
+            self.caveats.append(
+                Note.model_construct(code=code, text=self.t(f"caveat.{code}", **params))
+            )
+
+    def assume(self, code: str, **params: Any) -> None:
+        if all(n.code != code for n in self.assumptions):
+            self.assumptions.append(
+                Note.model_construct(code=code, text=self.t(f"assume.{code}", **params))
+            )
+
+    def finish(self, answer: Answer) -> Answer:
+        """Attach notes and the plain text every platform can fall back to."""
+        if self.q.truncated:
+            self.caveat("truncated")
+        upd: dict[str, Any] = {
+            "caveats": self.caveats,
+            "assumptions": self.assumptions,
+            "prices_as_of": self.cat.prices_as_of,
+            "lang": self.lang,
+        }
+        a = answer.model_copy(update=upd)
+        object.__setattr__(a, "text", render_text(a))  # our own fresh copy: set, don't copy again
+        return a
+
+    def prev_card(self) -> str | None:
+        """The card of the last answer, when this message follows up on it."""
+        if self.prev is None or not self.q.followup:
+            return None
+        name = self.prev.pick_card  # may be "24 GB" after a fit against a bare VRAM size
+        return name if name in self.cat.card_by_name else None
+
+    def breakdown(self, req: Request) -> Breakdown:
+        assert req.model is not None
+        if req.task == "inference":
+            bpp = self.cat.precision_by_name[req.precision].bytes_per_param
+            kvb = self.cat.kv_by_name[req.kv_dtype].bytes
+            weights = native.weights_gb(self.cat, req)
+            return inference(req.model, bpp, kvb, req.context_tokens, req.batch, weights)
+        return training(req.model, req.task, req.context_tokens, req.batch)
+
+    def workload(self, req: Request, need_gb: float) -> Workload:
+        assert req.model is not None
+        read = None
+        kv_gb = 0.0
+        if req.task == "inference":
+            read = native.read_per_token_gb(self.cat, req)
+            kvb = self.cat.kv_by_name[req.kv_dtype].bytes
+            kv_gb = kv_cache_gb(req.model, kvb, req.context_tokens, req.batch)
+        return Workload(
+            need_gb=need_gb,
+            task=req.task,
+            needs_fp8=native.needs_fp8(self.cat, req) and req.task == "inference",
+            attention_heads=req.model.attention_heads,
+            weights_read_gb=read,
+            **native.kv_fields(req, kv_gb),
+        )
+
+    def model_notes(self, req: Request) -> None:
+        m = req.model
+        assert m is not None
+        if m.active_params_b:
+            self.caveat(
+                "moe",
+                total=self.num(m.params_b, 1),
+                active=self.num(m.active_params_b, 1),
+            )
+        if m.mla is not None and req.task == "inference":
+            self.caveat("mla", rank=m.mla.kv_lora_rank, rope=m.mla.qk_rope_head_dim)
+        if m.sliding_window and req.task == "inference" and req.context_tokens > m.sliding_window:
+            self.caveat(
+                "sliding",
+                window=self.num(m.sliding_window),
+                layers=m.sliding_layers,
+                total=m.layers,
+            )
+        if m.max_context_tokens and req.context_tokens > m.max_context_tokens:
+            self.caveat("beyond_max_context", max=ctx_label(m.max_context_tokens))
+        prec = self.cat.precision_by_name[req.precision]
+        if prec.needs_fp8 and req.task == "inference":
+            no = [c.name for c in self.cat.cards if not c.fp8]
+            self.caveat("fp8_cards", cards=", ".join(no))
+        if prec.gguf:
+            self.caveat("gguf", bits=self.num(prec.bits, 4))
+        if req.kv_dtype == "fp8":
+            self.caveat("kv_fp8")
+        self.native_notes(req)
+
+    def native_notes(self, req: Request) -> None:
+        """Say how the weights were counted when they are not the sources' one precision."""
+        m, parts = req.model, req.weight_parts
+        if m is None or req.task != "inference":
+            return
+        if parts is not None and parts.as_released:
+            bf16 = req.model_copy(update={"precision": "bf16", "weight_parts": None})
+            self.assume(
+                "as_released",
+                parts=native.parts_label(self.cat, self.lang, parts),
+                weights=self.gb(self.breakdown(req).parts["weights"]),
+                bf16=self.gb(self.breakdown(bf16).total),
+            )
+        elif parts is not None:
+            self.assume("weight_parts", parts=native.parts_label(self.cat, self.lang, parts))
+        if (
+            self.q.precision is None
+            and self.q.model is not None
+            and native.is_ollama_tag(self.q.text)
+        ):
+            self.assume("ollama_tag", prec=req.precision.upper())
+        lt = m.layer_types
+        if lt is not None and (lt.linear or lt.mamba or lt.shared_kv or lt.none):
+            self.caveat(
+                "hybrid_layers",
+                full=lt.full + lt.sliding,
+                total=m.layers,
+                state=self.num(recurrent_state_bytes(m) / 1e6, 1),
+            )
+        native_cards = self.cat.precision_by_name[req.precision].native_cards
+        if native_cards:
+            self.caveat("native_cards", prec=req.precision.upper(), cards=native_cards)
+
+    def edge_note(self, vram_gb: float, headroom_gb: float) -> None:
+        """vLLM takes 90% of a card by default: a fit inside the last 10% is at the edge."""
+        if 0 <= headroom_gb < vram_gb * native.VLLM_DEFAULT_SHARE:
+            self.caveat("vllm_headroom", headroom=self.gb(headroom_gb))
+
+    def pick_notes(self, pick: Pick, req: Request) -> None:
+        card = self.cat.card_by_name[pick.card]
+        if pick.tight:
+            self.caveat(
+                "tight" if pick.count == 1 else "tight_set",
+                headroom=self.gb(pick.headroom_gb),
+                per_card=self.gb(pick.headroom_gb / pick.count),
+            )
+        self.edge_note(card.vram_gb * pick.count, pick.headroom_gb)
+        for code in card.caveats:
+            self.caveat(f"card.{code}")
+        if pick.count > 1:
+            assert req.model is not None
+            if req.task == "inference":
+                self.caveat(
+                    "tensor_parallel",
+                    count=pick.count,
+                    heads=req.model.attention_heads,
+                    link=card.interconnect or "PCIe",
+                )
+            if card.link_gbps and card.link_gbps < 200:
+                self.caveat("slow_link", link=self.num(card.link_gbps))
+
+    # -- kinds
+
+    def kv_per_token(self, req: Request) -> float | None:
+        if req.task != "inference" or req.model is None:
+            return None
+        kvb = self.cat.kv_by_name[req.kv_dtype].bytes
+        return kv_bytes_per_token(req.model, kvb, req.context_tokens)

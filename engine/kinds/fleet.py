@@ -1,0 +1,140 @@
+"""The answers about the fleet rather than one workload: what a budget buys, what a card
+holds, one card's facts and the whole price list.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from engine.answer_types import Answer, BudgetOption, Fit
+from engine.catalog import Catalog
+from engine.kinds.base import Builder
+from engine.limits import DEFAULT_CONTEXT
+from engine.models import Card
+from engine.recommend import Workload, recommend, set_allowed
+from engine.refs import card_info, model_ref
+from engine.sizing import inference
+from engine.text.blocks import describe
+from engine.text.voice import ctx_label
+
+
+class ServingRow(BudgetOption):
+    """One (model, precision) at the default context, with its cheapest card; per catalog."""
+
+    nominal_b: float
+    released_rank: int
+    attention_heads: int
+
+
+@lru_cache(maxsize=8)
+def serving_table(cat: Catalog) -> tuple[ServingRow, ...]:
+    """Every catalog model served at BF16, FP8 and INT4 (8k, batch 1): computed once."""
+    rows: list[ServingRow] = []
+    order = {m.id: i for i, m in enumerate(sorted(cat.models, key=lambda m: m.released))}
+    for m in cat.models:
+        ref = model_ref(m)
+        for prec in ("bf16", "fp8", "int4"):
+            p = cat.precision_by_name[prec]
+            need = inference(ref, p.bytes_per_param, 2.0, DEFAULT_CONTEXT, 1).total
+            read = (m.active_params_b or m.params_b) * p.bytes_per_param
+            w = Workload(need, "inference", p.needs_fp8, m.attention_heads, read)
+            pick, _ = recommend(cat, w)
+            rows.append(
+                ServingRow(
+                    model=m.name,
+                    model_id=m.id,
+                    params_b=m.params_b,
+                    precision=prec,
+                    need_gb=need,
+                    card=pick.card if pick else "",
+                    count=pick.count if pick else 0,
+                    monthly_usd=pick.monthly_usd if pick else float("inf"),
+                    decode_tok_s=pick.decode_tok_s if pick else None,
+                    nominal_b=m.nominal_b,
+                    released_rank=order[m.id],
+                    attention_heads=m.attention_heads,
+                )
+            )
+    return tuple(rows)
+
+
+# --------------------------------------------------------------------------- builder
+
+
+def budget(b: Builder) -> Answer:
+    """The biggest models the monthly budget can serve, each at its best precision."""
+    assert b.q.budget_usd is not None
+    limit_usd = b.q.budget_usd
+    rows = [r for r in serving_table(b.cat) if r.monthly_usd <= limit_usd]
+    b.assume("default_context", ctx=ctx_label(DEFAULT_CONTEXT))
+    answer = Answer(kind="budget", budget=best_per_size(b, rows), budget_usd=limit_usd)
+    return b.finish(describe(b.voice, answer))
+
+
+def what_fits(b: Builder) -> Answer:
+    """The biggest models one card (or set, or VRAM amount) holds, at the best precision."""
+    q = b.q
+    card: Card | None = None
+    if q.cards:
+        card = b.cat.card_by_name[q.cards[0].name]
+        count = q.cards[0].count or card.min_count
+        label, cap = card.name, card.vram_gb * count
+        if count > 1:
+            label = f"{count}× {card.name}"
+    else:
+        assert q.vram_gb is not None
+        count, label, cap = 1, f"{b.num(q.vram_gb, 1)} GB", q.vram_gb
+    rows = []
+    for r in serving_table(b.cat):
+        if r.need_gb > cap:
+            continue
+        if card is not None:  # the same set rules as any recommendation (FP8, TP heads)
+            needs_fp8 = b.cat.precision_by_name[r.precision].needs_fp8
+            w = Workload(r.need_gb, "inference", needs_fp8, r.attention_heads, None)
+            if set_allowed(card, count, w) is not None:
+                continue
+        rows.append(r.model_copy(update={"card": label, "count": count}))
+    b.assume("default_context", ctx=ctx_label(DEFAULT_CONTEXT))
+    answer = Answer(
+        kind="capacity",
+        budget=best_per_size(b, rows),
+        fit=Fit(
+            card=label, count=count, fits=bool(rows), headroom_gb=0.0, tight=False, vram_gb=cap
+        ),
+    )
+    return b.finish(describe(b.voice, answer))
+
+
+def best_per_size(b: Builder, rows: list[ServingRow]) -> list[BudgetOption]:
+    """One option per model size (newest model of that size), biggest first, at most 5."""
+    best: dict[str, ServingRow] = {}
+    for r in rows:  # rows come highest precision first per model
+        best.setdefault(r.model_id, r)
+    ranked = sorted(
+        best.values(),
+        # a size's newest base model first; distilled derivatives only when nothing else
+        key=lambda r: (-r.nominal_b, "distill" in r.model_id, -r.released_rank, r.monthly_usd),
+    )
+    seen: set[float] = set()
+    out: list[BudgetOption] = []
+    for r in ranked:
+        if r.nominal_b in seen:
+            continue
+        seen.add(r.nominal_b)
+        out.append(BudgetOption(**r.model_dump(include=set(BudgetOption.model_fields))))
+        if len(out) == 5:
+            break
+    return out
+
+
+def card(b: Builder, name: str) -> Answer:
+    card = b.cat.card_by_name[name]
+    for code in card.caveats:
+        b.caveat(f"card.{code}")
+    answer = Answer(kind="card", card=card_info(b.cat, card))
+    return b.finish(describe(b.voice, answer))
+
+
+def cards(b: Builder) -> Answer:
+    infos = [card_info(b.cat, c) for c in b.cat.cards]
+    return b.finish(describe(b.voice, Answer(kind="cards", cards=infos)))

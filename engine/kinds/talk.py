@@ -1,0 +1,79 @@
+"""The answers in words: an FAQ topic, the FAQ index, "which model did you mean", help, and
+the reply to a typed option that cannot be used.
+"""
+
+from __future__ import annotations
+
+from engine.answer_types import Answer, Candidate, Section
+from engine.faq import answer as faq_lines
+from engine.kinds.base import Builder
+from engine.limits import MAX_SIZE_B, MIN_SIZE_B
+
+
+def faq(b: Builder, topic: str) -> Answer:
+    body = faq_lines(b.cat, b.lang, topic)
+    title = b.t(f"faq.{topic}.title")
+    answer = Answer(
+        kind="faq",
+        faq_topic=topic,
+        headline=title,
+        sections=[Section(title="", lines=body)],
+    )
+    return b.finish(answer)
+
+
+def faq_index(b: Builder) -> Answer:
+    lines = [f"• {b.t(f'faq.{t.id}.title')} (faq {t.id})" for t in b.cat.faq]
+    return b.finish(
+        Answer(
+            kind="faq",
+            headline=b.t("faq.index"),
+            sections=[Section.model_construct(title="", lines=lines)],
+        )
+    )
+
+
+def clarify(b: Builder) -> Answer:
+    cands = [Candidate(id=o.model.id, name=o.model.name, score=o.score) for o in b.q.others[:5]]
+    words = b.q.model_words.strip()
+    if cands:
+        head = b.t("clarify.which", words=words)
+        lines = [f"• {c.name}" for c in cands] + [b.t("clarify.retry")]
+    else:
+        head = b.t("clarify.unknown", words=words)
+        lines = [b.t("help.example")]
+    answer = Answer(
+        kind="clarify",
+        candidates=cands,
+        headline=head,
+        sections=[Section(title="", lines=lines)],
+    )
+    return b.finish(answer)
+
+
+def help_answer(b: Builder, not_understood: bool = False, bad_size: bool = False) -> Answer:
+    head = b.t("help.not_understood" if not_understood else "help.title")
+    if bad_size:  # "0b", "1e-28t": refused with the range that makes sense
+        head = b.t("help.bad_size", min=b.num(MIN_SIZE_B, 2), max=b.num(MAX_SIZE_B))
+    lines = [
+        b.t("help.intro"),
+        b.t("help.examples"),
+        "• 70b int4 128k",
+        "• llama 3.1 70b fp8 32k batch 8",
+        "• does qwen2.5 32b fit on a 4090?",
+        "• qlora 13b",
+        "• card a40",
+        b.t("help.defaults"),
+    ]
+    return b.finish(Answer(kind="help", headline=head, sections=[Section(title="", lines=lines)]))
+
+
+def invalid_option(b: Builder, option: str, value: str) -> Answer:
+    """A typed option nobody can size with (a context of 0, an unknown card): say which and
+    what would work, instead of quietly using a default."""
+    answer = Answer(
+        kind="error",
+        headline=b.t(f"option.{option}", value=value[:80]),
+        sections=[Section(title="", lines=[b.t("help.example")])],
+    )
+    return b.finish(answer)

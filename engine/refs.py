@@ -1,0 +1,83 @@
+"""Catalog entries -> the parts of an answer: a card's facts, a model's shape, or the typical
+shape a bare size ("70b") is sized with.
+"""
+
+from __future__ import annotations
+
+import math
+
+from engine import native
+from engine.answer_types import CardInfo, ModelRef
+from engine.catalog import Catalog
+from engine.models import Card, ModelSpec
+
+
+def card_info(cat: Catalog, card: Card) -> CardInfo:
+    return CardInfo(
+        name=card.name,
+        vram_gb=card.vram_gb,
+        bandwidth_gbps=card.bandwidth_gbps,
+        monthly_usd=card.monthly_usd,
+        fp8=card.fp8,
+        usd_per_gb_month=card.usd_per_gb_month,
+        gbps_per_usd_month=card.gbps_per_usd_month,
+        usd_per_gpu_hour=card.monthly_usd / cat.fleet.provider.hours_per_month,
+        memory_type=card.memory_type,
+        min_count=card.min_count,
+        interconnect=card.interconnect,
+        link_gbps=card.link_gbps,
+        platform=card.platform,
+        arch=card.arch,
+        regions=card.regions,
+        set_sizes=card.set_sizes,
+    )
+
+
+def model_ref(m: ModelSpec) -> ModelRef:
+    return ModelRef(
+        id=m.id,
+        name=m.name,
+        params_b=m.params_b,
+        active_params_b=m.active_params_b,
+        layers=m.layers,
+        kv_heads=m.kv_heads,
+        head_dim=m.head_dim,
+        attention_heads=m.attention_heads,
+        assumed=False,
+        mla=m.mla,
+        sliding_window=m.sliding_window,
+        sliding_layers=m.sliding_layers,
+        max_context_tokens=m.max_context_tokens,
+        shape_source=m.source,
+        **native.ref_fields(m),
+    )
+
+
+def typical_ref(cat: Catalog, size_b: float) -> ModelRef:
+    """A bare size: the guide's typical shape, or the nearest real dense GQA model's shape."""
+    for s in cat.shapes:
+        if abs(s.params_b - size_b) < 1e-9:
+            return ModelRef(
+                name=None,
+                params_b=size_b,
+                layers=s.layers,
+                kv_heads=s.kv_heads,
+                head_dim=s.head_dim,
+                attention_heads=s.attention_heads,
+                assumed=True,
+                shape_source=s.like,
+            )
+    dense = [
+        m for m in cat.models if m.moe is None and m.mla is None and m.kv_heads < m.attention_heads
+    ]
+    like = min(dense, key=lambda m: (abs(math.log(m.params_b / size_b)), m.released[::-1]))
+    return ModelRef(
+        name=None,
+        params_b=size_b,
+        layers=like.layers,
+        kv_heads=like.kv_heads,
+        head_dim=like.head_dim,
+        attention_heads=like.attention_heads,
+        assumed=True,
+        shape_source=like.name,
+    )

@@ -1,0 +1,198 @@
+"""The request builder: free text, typed options and the conversation -> one :class:`Request`.
+
+Adapters that already hold values as fields (a slash-command option, a button, a form) pass
+them as :class:`RequestOptions`; they win over what the text says about the same slot, so no
+adapter writes English for the engine to read back. A value that cannot be used (a context of
+0, an unknown card) is refused with a friendly reply, never silently replaced by a default.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, cast, get_args
+
+from engine import native
+from engine.answer_types import Request
+from engine.catalog import Catalog, norm
+from engine.kinds.base import Builder
+from engine.limits import (
+    DEFAULT_BATCH,
+    DEFAULT_CONTEXT,
+    MAX_SIZE_B,
+    clamp_batch,
+    clamp_context,
+    parse_token_count,
+)
+from engine.models import Task
+from engine.refs import model_ref, typical_ref
+from engine.sizing import FT_SEQ_TOKENS, LORA_BASE_PRECISION
+from engine.text.voice import ctx_label
+from engine.understand import CardAsk, Query
+from engine.understand.catalog_words import catalog_words
+from engine.understand.patterns import PRECISION_SEPARATORS
+
+ModelNote = tuple[str, dict[str, Any]]  # an assumption about the model: code and its values
+TASKS: tuple[str, ...] = get_args(Task)
+
+
+@dataclass(frozen=True)
+class RequestOptions:
+    """Request values an adapter already has as fields; each ``None`` leaves the text's say.
+
+    ``model_id`` is a catalog model id: a model picked from a list, or the candidate a person
+    chose after a "which model did you mean?" answer (ask the same text again with it).
+    ``context_tokens`` is a count (131072) or as typed in a form ("128k", "1M").
+    """
+
+    model_id: str | None = None
+    precision: str | None = None
+    kv_dtype: str | None = None
+    context_tokens: int | str | None = None
+    batch: int | None = None
+    task: str | None = None
+    card: str | None = None
+    count: int | None = None
+
+
+def _whole(value: object) -> int | None:
+    """A whole number of at least one, or None (``True`` is not a count)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        return None
+    return value
+
+
+def _context(value: int | str) -> int | None:
+    if isinstance(value, str):
+        return parse_token_count(value)
+    return _whole(value)
+
+
+def apply_options(q: Query, o: RequestOptions, cat: Catalog) -> tuple[str, str] | None:
+    """Merge typed options into what the text said (options win). Returns the first option
+    that cannot be used, as (option name, value as given), or None when all could."""
+    if o.model_id is not None:
+        spec = cat.model_by_id.get(o.model_id)
+        if spec is None:
+            return "model_id", str(o.model_id)
+        q.model, q.model_score, q.others, q.model_words = spec, 100.0, [], spec.name
+        q.unmatched_model, q.size_b, q.bad_size_b = False, None, None
+        q.faq_topic, q.wants_help = None, False
+    if o.precision is not None:
+        compact = PRECISION_SEPARATORS.sub("", o.precision.lower())
+        name = catalog_words(cat).precision_compact.get(compact)
+        if name is None:
+            return "precision", o.precision
+        q.precision, q.extra_precisions, q.unknown_precisions = name, [], []
+    if o.kv_dtype is not None:
+        kv = cat.kv_alias.get(norm(o.kv_dtype))
+        if kv is None:
+            return "kv_dtype", o.kv_dtype
+        q.kv_dtype = kv
+    if o.context_tokens is not None:
+        ctx = _context(o.context_tokens)
+        if ctx is None:
+            return "context_tokens", str(o.context_tokens)
+        q.context_tokens = ctx
+    if o.batch is not None:
+        if (batch := _whole(o.batch)) is None:
+            return "batch", str(o.batch)
+        q.batch = batch
+    if o.task is not None:
+        if o.task not in TASKS:
+            return "task", o.task
+        q.task, q.task_generic = cast(Task, o.task), False
+    count = None
+    if o.count is not None and (count := _whole(o.count)) is None:
+        return "count", str(o.count)
+    if o.card is not None:
+        card = cat.card(o.card)
+        if card is None:
+            return "card", o.card
+        q.cards = [CardAsk(card.name, count)]
+    elif count is not None and q.cards:
+        q.cards[0].count = count
+    elif count is not None:
+        q.count = count
+    return None
+
+
+def build_request(b: Builder) -> tuple[Request, ModelNote | None] | None:
+    """Combine what this message says (text and typed options, already merged into the
+    query) with the conversation's last request; None when there is nothing to size."""
+    q = b.q
+    base: Request | None = None
+    if (
+        b.prev is not None
+        and (q.followup or not q.has_subject)
+        and (q.has_modifier or q.followup or q.has_subject)
+    ):
+        base = b.prev.request
+    if not q.has_subject and base is None:
+        return None
+    if q.unmatched_model and not q.has_subject:
+        return None
+    note: ModelNote | None = None
+    if q.model is not None:
+        ref = model_ref(q.model)
+        if q.others:
+            note = (
+                "ambiguous_model",
+                {"name": q.model.name, "others": ", ".join(o.model.name for o in q.others)},
+            )
+    elif q.size_b is not None:
+        if q.unmatched_model:
+            return None
+        size = min(q.size_b, MAX_SIZE_B)
+        ref = typical_ref(b.cat, size)
+        note = ("typical_shape", {"size": b.num(size, 1), "like": ref.shape_source})
+    else:
+        assert base is not None and base.model is not None
+        ref = base.model
+    task = q.task or (base.task if base else "inference")
+    if q.task is None and base is not None and q.precision and base.task == "qlora":
+        task = "inference"
+    precision = q.precision or (base.precision if base and base.task == task else None)
+    if task in LORA_BASE_PRECISION:
+        if q.precision and q.precision != LORA_BASE_PRECISION[task]:
+            b.caveat("training_precision", base=LORA_BASE_PRECISION[task].upper())
+        precision = LORA_BASE_PRECISION[task]
+    elif task == "full":
+        precision = "bf16"
+    precision, weight_parts = native.choose_weights(b.cat, q, ref, task, precision, base)
+    training_task = task != "inference"
+    default_ctx = FT_SEQ_TOKENS if training_task else DEFAULT_CONTEXT
+    ctx = q.context_tokens or (
+        base.context_tokens if base and (base.task != "inference") == training_task else None
+    )
+    if ctx is None:
+        ctx = default_ctx
+        if training_task:
+            b.assume("ft_defaults", seq=b.num(FT_SEQ_TOKENS))
+        else:
+            b.assume("default_context", ctx=ctx_label(DEFAULT_CONTEXT))
+    ctx = clamp_context(ctx)
+    batch = q.batch or (base.batch if base else None) or DEFAULT_BATCH
+    batch = clamp_batch(batch)
+    kv = q.kv_dtype or (base.kv_dtype if base else "fp16")
+    card, count = (q.cards[0].name, q.cards[0].count) if q.cards else (None, None)
+    if not q.cards and base is not None:
+        # "what about 2 cards": the card asked about before, or the one recommended.
+        card = base.card or (b.prev_card() if q.count is not None else None)
+        count = q.count if q.count is not None else base.count
+    if q.task_generic and task == "full":
+        b.assume("generic_finetune")
+    req = Request(
+        task=task,
+        model=ref,
+        precision=precision,
+        kv_dtype=kv,
+        context_tokens=ctx,
+        batch=batch,
+        card=card,
+        count=count,
+        weight_parts=weight_parts,
+    )
+    return req, note
+
+
+# -- arithmetic shared by several kinds

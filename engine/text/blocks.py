@@ -1,0 +1,169 @@
+"""Text blocks of an answer: headline and sections, per kind.
+
+Pure presentation of numbers the kinds already computed; every word comes from the
+message tables, every number is rounded half-up here and nowhere earlier.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.answer_types import Answer, Section
+from engine.sizing import GB
+from engine.text.formulas import math_lines
+from engine.text.labels import (
+    alt_line,
+    card_lines,
+    fit_line,
+    memory_lines,
+    model_label,
+    pick_line,
+    request_label,
+)
+from engine.text.voice import Voice, ctx_label
+
+
+def describe(v: Voice, a: Answer) -> Answer:
+    upd: dict[str, Any] = {}
+    if a.kind in ("sizing", "fit") and a.request is not None:
+        upd = _sizing_blocks(v, a)
+    elif a.kind == "limit":
+        upd = _limit_blocks(v, a)
+    elif a.kind == "card" and a.card is not None:
+        upd = _card_blocks(v, a)
+    elif a.kind == "cards":
+        upd = _cards_blocks(v, a)
+    elif a.kind in ("budget", "capacity"):
+        upd = _budget_blocks(v, a)
+    return a.model_copy(update=upd)
+
+
+def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
+    req = a.request
+    assert req is not None and a.memory_gb is not None
+    total = a.memory_gb["total"]
+    sections = [Section.model_construct(title=v.t("section.memory"), lines=memory_lines(v, a))]
+    if a.kind == "fit":
+        lines = [fit_line(v, f) for f in a.fits]
+        if a.fit and a.fit.decode_tok_s:
+            lines.append(v.t("decode.line", tok=v.num(a.fit.decode_tok_s)))
+        sections.append(Section.model_construct(title=v.t("section.fit"), lines=lines))
+        first = a.fit
+        head_key = "headline.fit_yes" if first and first.fits else "headline.fit_no"
+        where = "?"
+        if first is not None:
+            where = first.card if first.count == 1 else f"{first.count}× {first.card}"
+        headline = v.t(head_key, request=request_label(v, req), total=v.gb(total), card=where)
+    else:
+        headline = v.t("headline.sizing", request=request_label(v, req), total=v.gb(total))
+    card_lines: list[str] = []
+    if a.recommendation is not None:
+        card_lines.append(pick_line(v, a.recommendation))
+        if a.recommendation.decode_tok_s and a.kind != "fit":
+            card_lines.append(v.t("decode.line", tok=v.num(a.recommendation.decode_tok_s)))
+    elif a.cluster_nodes:
+        card_lines.append(v.t("pick.cluster", nodes=a.cluster_nodes, card=v.cat.fleet.cluster.card))
+    title = "section.cheapest" if a.kind == "fit" else "section.card"
+    sections.append(Section.model_construct(title=v.t(title), lines=card_lines))
+    if a.alternatives:
+        sections.append(
+            Section.model_construct(
+                title=v.t("section.alternatives"), lines=[alt_line(v, p) for p in a.alternatives]
+            )
+        )
+    return {"headline": headline, "sections": sections, "math": math_lines(v, a)}
+
+
+def _limit_blocks(v: Voice, a: Answer) -> dict[str, Any]:
+    req, lim = a.request, a.limit
+    assert req is not None and lim is not None and a.memory_gb is not None
+    card = lim.card if lim.count == 1 else f"{lim.count}× {lim.card}"
+    lines = [
+        v.t(
+            "limit.context",
+            tokens=v.num(lim.max_context_tokens or 0),
+            label=f"{(lim.max_context_tokens or 0) / 1024:.0f}k",
+            batch=req.batch,
+        ),
+        v.t("limit.batch", batch=v.num(lim.max_batch or 0), ctx=ctx_label(req.context_tokens)),
+    ]
+    headline = v.t(
+        "headline.limit", card=card, model=model_label(v, req), prec=req.precision.upper()
+    )
+    mem = a.memory_gb
+    sections = [
+        Section.model_construct(title=v.t("section.limit"), lines=lines),
+        Section.model_construct(
+            title=v.t("section.memory"),
+            lines=[
+                v.t("mem.line", part=v.t("mem.weights"), gb=v.gb(mem["weights"])),
+                v.t("mem.line", part=v.t("mem.overhead"), gb=v.gb(mem["overhead"])),
+            ],
+        ),
+    ]
+    per_token = a.kv_bytes_per_token or 0
+    mathl = [
+        v.t(
+            "math.limit",
+            bytes=v.num(per_token),
+            free=v.num(max(0.0, (lim.max_context_tokens or 0) * per_token * req.batch / GB), 2),
+        )
+    ]
+    return {"headline": headline, "sections": sections, "math": mathl}
+
+
+def _card_blocks(v: Voice, a: Answer) -> dict[str, Any]:
+    c = a.card
+    assert c is not None
+    return {
+        "headline": v.t(
+            "headline.card", card=c.name, vram=v.gb(c.vram_gb), price=v.usd(c.monthly_usd)
+        ),
+        "sections": [Section.model_construct(title="", lines=card_lines(v, c))],
+    }
+
+
+def _cards_blocks(v: Voice, a: Answer) -> dict[str, Any]:
+    lines = [
+        v.t(
+            "cards.row",
+            card=c.name,
+            vram=v.gb(c.vram_gb),
+            bw=v.num(c.bandwidth_gbps),
+            price=v.usd(c.monthly_usd),
+            per_gb=v.usd(c.usd_per_gb_month),
+            per_usd=v.num(c.gbps_per_usd_month, 2),
+            hour=v.usd(c.usd_per_gpu_hour),
+            fp8="FP8" if c.fp8 else "—",
+        )
+        for c in a.cards
+    ]
+    return {
+        "headline": v.t("headline.cards", n=len(a.cards)),
+        "sections": [Section.model_construct(title=v.t("cards.header"), lines=lines)],
+    }
+
+
+def _budget_blocks(v: Voice, a: Answer) -> dict[str, Any]:
+    lines = [
+        v.t(
+            "budget.row",
+            model=o.model,
+            prec=o.precision.upper(),
+            need=v.gb(o.need_gb),
+            card=o.card if o.count == 1 else f"{o.count}× {o.card}",
+            price=v.usd(o.monthly_usd),
+        )
+        for o in a.budget
+    ]
+    if not lines:
+        lines = [v.t("budget.none")]
+    if a.kind == "capacity" and a.fit is not None:
+        key = "headline.capacity_vram" if a.fit.card.endswith(" GB") else "headline.capacity"
+        headline = v.t(key, card=a.fit.card, vram=v.gb(a.fit.vram_gb or 0))
+    else:
+        headline = v.t("headline.budget", budget=v.usd(a.budget_usd or 0))
+    return {
+        "headline": headline,
+        "sections": [Section.model_construct(title="", lines=lines)],
+    }

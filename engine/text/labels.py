@@ -1,0 +1,102 @@
+"""One-line labels of an answer's parts: the request, a card pick, a fit, the memory rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.answer_types import Answer, Fit, Pick, Request
+from engine.text.voice import Voice, ctx_label
+
+
+def model_label(v: Voice, req: Request) -> str:
+    assert req.model is not None
+    if req.model.name:
+        return req.model.name
+    return v.t("label.bare_size", size=v.num(req.model.params_b, 1))
+
+
+def request_label(v: Voice, req: Request) -> str:
+    parts = [model_label(v, req)]
+    if req.task == "inference":
+        parts.append(req.precision.upper())
+        parts.append(v.t("label.context", ctx=ctx_label(req.context_tokens)))
+        if req.batch > 1:
+            parts.append(v.t("label.batch", batch=req.batch))
+        if req.kv_dtype != "fp16":
+            parts.append(v.t("label.kv", kv=req.kv_dtype.upper()))
+    else:
+        parts.append(v.t(f"task.{req.task}"))
+        parts.append(v.t("label.seq", seq=ctx_label(req.context_tokens)))
+        if req.batch > 1:
+            parts.append(v.t("label.batch", batch=req.batch))
+    return " · ".join(parts)
+
+
+def pick_line(v: Voice, p: Pick) -> str:
+    vram = v.cat.card_by_name[p.card].vram_gb * p.count
+    key = "pick.single" if p.count == 1 else "pick.set"
+    text = v.t(
+        key,
+        count=p.count,
+        card=p.card,
+        vram=v.gb(vram),
+        price=v.usd(p.monthly_usd),
+        headroom=v.gb(p.headroom_gb),
+    )
+    if p.discount_pct:
+        text += " " + v.t("pick.discount", pct=v.num(p.discount_pct), list=v.usd(p.list_usd or 0))
+    if p.hourly_usd is not None:
+        text += " " + v.t("pick.hourly", price=v.usd(p.hourly_usd))
+    if p.tight:
+        text += " " + v.t("pick.tight")
+    return text
+
+
+def alt_line(v: Voice, p: Pick) -> str:
+    base = pick_line(v, p)
+    reason = v.t(f"alt.{p.reason}", precision=(p.precision or "").upper())
+    if p.decode_tok_s:
+        reason += " " + v.t("alt.decode", tok=v.num(p.decode_tok_s))
+    return f"{base}: {reason}"
+
+
+def memory_lines(v: Voice, a: Answer) -> list[str]:
+    mem = a.memory_gb or {}
+    order = [
+        "weights",
+        "kv_cache",
+        "gradients",
+        "master_weights",
+        "optimizer",
+        "adapters",
+        "activations",
+        "overhead",
+    ]
+    lines = [v.t("mem.line", part=v.t(f"mem.{k}"), gb=v.gb(mem[k])) for k in order if k in mem]
+    lines.append(v.t("mem.total", gb=v.gb(mem.get("total", 0))))
+    if a.quick_rule_gb is not None:
+        lines.append(v.t("mem.quick_rule", gb=v.gb(a.quick_rule_gb)))
+    return lines
+
+
+def fit_line(v: Voice, f: Fit) -> str:
+    key = ("fit.yes_tight" if f.tight else "fit.yes") if f.fits else "fit.no"
+    return v.t(
+        key,
+        card=f.card if f.count == 1 else f"{f.count}× {f.card}",
+        headroom=v.gb(abs(f.headroom_gb)),
+        cap=v.gb(f.vram_gb or 0),
+    )
+
+
+def card_lines(v: Voice, c: Any) -> list[str]:
+    return [
+        v.t("card.memory", vram=v.gb(c.vram_gb), type=c.memory_type, bw=v.num(c.bandwidth_gbps)),
+        v.t("card.price", price=v.usd(c.monthly_usd), hour=v.usd(c.usd_per_gpu_hour)),
+        v.t("card.econ", per_gb=v.usd(c.usd_per_gb_month), per_usd=v.num(c.gbps_per_usd_month, 2)),
+        v.t("card.fp8_yes" if c.fp8 else "card.fp8_no"),
+        v.t("card.platform", platform=c.platform, arch=c.arch),
+        v.t("card.sets", sizes=", ".join(str(n) for n in c.set_sizes) or "1", min=c.min_count),
+        v.t("card.link", link=c.interconnect or "PCIe", gbps=v.num(c.link_gbps or 0)),
+        v.t("card.regions", regions=", ".join(c.regions)),
+    ]

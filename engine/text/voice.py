@@ -1,0 +1,66 @@
+"""The one formatting voice every text builder shares: messages in the reply language and
+numbers rounded half up, only here, at the end.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.answer_types import Answer
+from engine.catalog import Catalog
+from engine.i18n import t
+from engine.rounding import fmt_gb, fmt_num, fmt_usd
+
+
+class Voice:
+    """The catalog's messages and number formats in one language."""
+
+    def __init__(self, cat: Catalog, lang: str) -> None:
+        self.cat = cat
+        self.lang = lang
+
+    def t(self, key: str, **params: Any) -> str:
+        return t(self.cat, self.lang, key, **params)
+
+    def gb(self, value: float) -> str:
+        return fmt_gb(value, self.lang)
+
+    def usd(self, value: float) -> str:
+        return fmt_usd(value, self.lang)
+
+    def num(self, value: float, decimals: int = 0) -> str:
+        return fmt_num(value, decimals, self.lang, trim=True)
+
+
+def task_label(cat: Catalog, lang: str, task: str) -> str:
+    return t(cat, lang, f"task.{task}")
+
+
+def precision_label(precision: str) -> str:
+    return precision.upper()
+
+
+def ctx_label(tokens: int) -> str:
+    if tokens % (1024 * 1024) == 0:
+        return f"{tokens // (1024 * 1024)}M"
+    if tokens % 1024 == 0:
+        return f"{tokens // 1024}k"
+    return f"{tokens:,}"
+
+
+def render_text(a: Answer) -> str:
+    """Plain text: the fallback every platform can show (and what ``vram ask`` prints)."""
+    out = [a.headline] if a.headline else []
+    for s in a.sections:
+        if s.title:
+            out.append("")
+            out.append(s.title)
+        out.extend(s.lines)
+    notes = [n.text for n in a.caveats]
+    if notes:
+        out.append("")
+        out.extend(f"! {n}" for n in notes)
+    if a.assumptions:
+        out.append("")
+        out.extend(f"~ {n.text}" for n in a.assumptions)
+    return "\n".join(out).strip()

@@ -1,0 +1,124 @@
+"""Per-catalog patterns: every card alias and precision spelling as one trie regex.
+
+Built once per catalog (hashed by identity); nothing on the per-question path compiles a
+regex or walks the alias list.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from engine.catalog import Catalog, norm
+from engine.understand.patterns import (
+    CARD_NOUN,
+    COUNT,
+    COUNT_WORDS,
+    MAX_MENTIONS,
+    PRECISION_LIKE,
+    PRECISION_SEPARATORS,
+)
+from engine.understand.query import Query
+
+
+@dataclass(frozen=True)
+class CatalogWords:
+    """The catalog's spellings as regexes, and what the parser checks a card against."""
+
+    card_scan: re.Pattern[str]  # every card alias, as a trie: finds a card fast
+    precision: re.Pattern[str]
+    precision_scan: re.Pattern[str]
+    precision_compact: dict[str, str]  # alias without separators -> precision name
+    card_vram: dict[str, float]
+
+
+def _trie(words: set[str], space: str) -> str:
+    """One regex for many literal words, as a trie ("q4(?:_(?:k_m|0))?"): the engine then
+    rejects a position after a letter or two instead of trying every word. Longer words win
+    (each optional tail is greedy); a space in a word matches ``space``."""
+    root: dict[str, dict] = {}  # type: ignore[type-arg]
+    for w in words:
+        node = root
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict[str, dict]) -> str:  # type: ignore[type-arg]
+        alts = [
+            (space if ch == " " else re.escape(ch)) + emit(child)
+            for ch, child in sorted(node.items())
+            if ch
+        ]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        if "" in node:
+            return "(?:" + body + ")?"
+        return body
+
+    return emit(root)
+
+
+@lru_cache(maxsize=8)
+def catalog_words(catalog: Catalog) -> CatalogWords:
+    """Cached per catalog object, so a reload builds fresh patterns."""
+    cards = _trie({a.lower() for c in catalog.cards for a in (c.name, *c.aliases)}, r"[\s-]*")
+    precisions = _trie(set(catalog.precision_alias), r"[\s_-]*")
+    return CatalogWords(
+        card_scan=re.compile(cards),
+        precision=re.compile(r"(?<![\w.])(" + precisions + r")(?![\w.])"),
+        precision_scan=re.compile(precisions),
+        precision_compact={
+            PRECISION_SEPARATORS.sub("", alias): name
+            for alias, name in sorted(catalog.precision_alias.items())
+        },
+        card_vram={c.name: c.vram_gb for c in catalog.cards},
+    )
+
+
+COUNT_BEFORE = re.compile(r"(?<![\w.])" + COUNT + r"\s*(?:x|\*|of)?\s*(?:" + CARD_NOUN + r"\s+)?$")
+COUNT_HINT = re.compile(r"\d|" + "|".join(COUNT_WORDS))
+AFTER_CARD = re.compile(r"s?\b(?:\s*(?:x|\*)\s*(\d+)\b)?")
+
+
+def find_card(s: str, pats: CatalogWords, pos: int) -> tuple[int, int, str, str | None] | None:
+    """The next card named at or after ``pos``: (start, end, alias, count) where start/end
+    cover "2x", "two", "a40 x2" around the alias."""
+    while m := pats.card_scan.search(s, pos):
+        a, b = m.span()
+        pos = a + 1
+        tail = s[max(0, a - 24) : a]
+        before = COUNT_BEFORE.search(tail) if COUNT_HINT.search(tail) else None
+        prev = tail[-1:]
+        if (prev.isalnum() or prev in "._") and not (prev in "x*" and before):
+            continue  # "ba40", "rtx4090" inside a longer word (but "4x4090" is a count)
+        after = AFTER_CARD.match(s, b)
+        if after is None:
+            continue
+        start = a - len(tail) + before.start() if before else a
+        count = (before.group(1) if before else None) or after.group(1)
+        return start, after.end(), m.group(0), count
+    return None
+
+
+def precision_of(catalog: Catalog, pats: CatalogWords, text: str) -> str | None:
+    """The catalog precision a matched spelling names: separators do not matter ("q4_KM",
+    "q4-k-m" and "q4km" are all Q4_K_M)."""
+    compact = PRECISION_SEPARATORS.sub("", text.lower())
+    return pats.precision_compact.get(compact) or catalog.precision_alias.get(norm(text))
+
+
+def unknown_precisions(q: Query, s: str, pats: CatalogWords) -> str:
+    """Precision-looking words left over ("4 bits", "q9", "fp4"): a plural of a known one is
+    that one; the rest are types we do not know, reported, never guessed. Returns the rest."""
+    for m in PRECISION_LIKE.finditer(s):
+        compact = PRECISION_SEPARATORS.sub("", m.group(0))
+        name = pats.precision_compact.get(compact.removesuffix("s"))
+        if name is not None and q.precision is None:
+            q.precision = name
+        elif name is None and m.group(0) not in q.unknown_precisions:
+            q.unknown_precisions.append(m.group(0))
+        if len(q.unknown_precisions) >= MAX_MENTIONS:
+            break
+    return PRECISION_LIKE.sub(" ", s) if q.unknown_precisions or q.precision else s

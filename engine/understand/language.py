@@ -1,0 +1,50 @@
+"""Which of our languages a question is in: Thai script, Polish letters or words, English
+words; plain sizing shorthand ("70b int4") says nothing and leaves it to the platform.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.models import Lang
+
+_THAI = re.compile(r"[\u0e00-\u0e7f]")
+_PL_CHARS = re.compile(r"[ąćęłńóśźż]")
+
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Language from words (a set lookup per word, not a regex tried at every position).
+_PL_WORDS = _word_set(
+    "ile ilu jaki jaka jakie jakiej czy dla partia partii karta karty karte kartę kartach "
+    "miesiecznie miesięcznie miesiac miesiąc pamieci pamięci moge mogę kosztuje jak miesci "
+    "mieści wystarczy obliczyc obliczyć pytanie pomoc najlepszy uruchomic uruchomić dwoch dwóch "
+    "dwie cennik mam prosze proszę macie w na z zamiast tego teraz samo oraz przy"
+)
+_PL_STEMS = (
+    "potrzebuj", "kontekst", "dostrajani", "dostroi", "zmiesci", "zmieści", "uzytkownik",
+    "użytkownik", "najtansz", "najtańsz", "dzialaj", "działaj",
+)  # fmt: skip
+_EN_WORDS = _word_set(
+    "how what whats which does do can need fit fits run serve cheapest much many the for and "
+    "card about please english with max under best biggest longest is will"
+)
+_WORD_EDGES = ".,;:!?()[]{}<>\"'`*|=-/"
+_EN_LETTERS = re.compile(r"[a-z]{3,}")
+
+
+def detect_lang(text: str) -> Lang | None:
+    """Thai script or Polish letters/words decide; plain sizing shorthand says nothing."""
+    if _THAI.search(text):
+        return "th"
+    low = text.lower()
+    if _PL_CHARS.search(low):
+        return "pl"
+    words = [w.strip(_WORD_EDGES) for w in low.split()]
+    if any(w in _PL_WORDS or w.startswith(_PL_STEMS) for w in words):
+        return "pl"
+    if _EN_LETTERS.search(low) and any(w in _EN_WORDS for w in words):
+        return "en"
+    return None

@@ -1,0 +1,211 @@
+"""The one model index: every catalog name and alias as tokens, built once per catalog.
+
+Parsing reads the name keys (sizes taken out: they are checked apart); autocomplete reads the
+completion keys (sizes kept: "llama 70b" completes to a 70B). Both views come from one build,
+cached by catalog identity, so a reload builds a fresh index for both.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from engine.catalog import Catalog, norm
+from engine.models import ModelSpec
+from engine.understand.patterns import MOE_SIZE, NUMBER_WORD
+
+VERSION_WEIGHT = 0.15  # a version the person left out ("llama 70b") costs this much of a word
+_SEPARATORS = re.compile(r"[-_:/,()\[\]]+")
+_LETTER_DIGIT = re.compile(r"(?<=[a-z])(?=\d)")
+_MOE_JOIN = re.compile(r"(\d)x (\d)")
+_SIZE_TOKEN = re.compile(r"\b\d+(?:\.\d+)?\s?[bt]\b")
+_SPACES = re.compile(r"\s+")
+_MODEL_NOISE = re.compile(
+    r"\b(?:instruct|chat|hf|it|base|gguf|ggml|awq|gptq|exl2|mlx|preview|latest|text|ollama)\b"
+)
+
+
+@lru_cache(maxsize=4096)
+def model_key(text: str) -> str:
+    """Split letters from digits and drop separators so 'Llama-3.1-70B' == 'llama3.1 70b'."""
+    s = _LETTER_DIGIT.sub(" ", text.lower())
+    s = _MOE_JOIN.sub(r"\1x\2", s)  # keep "8x7b" whole
+    s = _SEPARATORS.sub(" ", s)
+    s = _MODEL_NOISE.sub(" ", s)
+    return _SPACES.sub(" ", s).strip()
+
+
+@lru_cache(maxsize=4096)
+def name_key(text: str) -> str:
+    """The name part of a model key: sizes go, because they are checked separately."""
+    return _SPACES.sub(" ", _SIZE_TOKEN.sub(" ", model_key(text))).strip()
+
+
+def size_matches(m: ModelSpec, size_b: float) -> bool:
+    """A stated size fits a model's nominal, exact or (MoE names: "17B-16E") active size."""
+    tol = 0.05 * max(size_b, 1)
+    sizes = (m.nominal_b, m.params_b, m.active_params_b or -1.0)
+    return any(abs(s - size_b) <= tol for s in sizes)
+
+
+def is_version(token: str) -> bool:
+    return NUMBER_WORD.fullmatch(token) is not None
+
+
+@dataclass(frozen=True, eq=False)
+class ModelIndex:
+    """Unique name keys as token tuples, with the inverted lists that make scoring cheap."""
+
+    models: tuple[ModelSpec, ...]
+    newest_rank: tuple[int, ...]  # model position -> 0 for the newest release
+    keys: tuple[str, ...]
+    key_tokens: tuple[tuple[str, ...], ...]
+    key_where: tuple[dict[str, tuple[int, ...]], ...]  # token -> its positions in the key
+    key_weights: tuple[tuple[float, ...], ...]
+    key_total: tuple[float, ...]
+    key_owners: tuple[tuple[int, ...], ...]
+    joined: tuple[str, ...]  # names/families without spaces: "gptoss", "deepseekr1"
+    joined_ids: tuple[int, ...]  # the key each of those is
+    postings: dict[str, tuple[int, ...]]  # token -> keys holding it, shortest keys first
+    posting_sets: dict[str, frozenset[int]]
+    words: tuple[str, ...]  # vocabulary tokens that are not plain numbers (typo targets)
+    words_by_initial: dict[str, tuple[str, ...]]  # the same, by first letter (typos rarely hit it)
+    versions: tuple[str, ...]  # numeric tokens ("3.1", "2.5")
+    minors: dict[str, tuple[str, ...]]  # "3" -> ("3.1", "3.2", "3.3"): versions under a major
+    vocab: frozenset[str]
+    heads: frozenset[str]  # first word of a family ("llama", "qwen") and MoE shapes ("8x7b")
+    name_joined: tuple[str, ...]  # per model: its display name's key without spaces
+    aliases: dict[str, int]  # norm(alias) -> model position, for aliases with one owner
+    completion: CompletionKeys  # the same names with their sizes, for autocomplete
+
+
+@dataclass(frozen=True, eq=False)
+class CompletionKeys:
+    """Model keys with sizes kept, as token ids, plus the inverted lists autocomplete scores."""
+
+    vocab: tuple[str, ...]
+    vocab_ids: dict[str, int]
+    postings: tuple[tuple[int, ...], ...]  # token id -> keys containing it
+    key_lengths: tuple[int, ...]  # tokens per key
+    owners: tuple[int, ...]  # key -> model position
+    models: tuple[ModelSpec, ...]
+    newest_rank: tuple[int, ...]  # model position -> 0 for the newest release
+
+
+def _completion_keys(models: tuple[ModelSpec, ...], rank: list[int]) -> CompletionKeys:
+    vocab: dict[str, int] = {}
+    postings: list[list[int]] = []
+    lengths: list[int] = []
+    owners: list[int] = []
+    for i, m in enumerate(models):
+        seen: set[str] = set()
+        for name in (m.name, m.id, m.hf_repo.split("/")[-1], *m.aliases):
+            key = model_key(name)
+            if not key or key in seen:
+                continue
+            seen.add(key)
+            tokens = dict.fromkeys(key.split())
+            for tok in tokens:
+                if tok not in vocab:
+                    vocab[tok] = len(vocab)
+                    postings.append([])
+                postings[vocab[tok]].append(len(owners))
+            lengths.append(len(tokens))
+            owners.append(i)
+    return CompletionKeys(
+        vocab=tuple(vocab),
+        vocab_ids=vocab,
+        postings=tuple(tuple(p) for p in postings),
+        key_lengths=tuple(lengths),
+        owners=tuple(owners),
+        models=models,
+        newest_rank=tuple(rank),
+    )
+
+
+@lru_cache(maxsize=8)
+def model_index(catalog: Catalog) -> ModelIndex:
+    """Built once per catalog object (hashed by identity): a reload gets a fresh index."""
+    models = tuple(catalog.models)
+    key_ids: dict[str, int] = {}
+    owners: list[list[int]] = []
+    alias_owner: dict[str, set[int]] = {}
+    heads: set[str] = set()
+    base_keys: set[str] = set()  # from names, ids and families: what people glue together
+    for pos, m in enumerate(models):
+        base_keys.update(name_key(n) for n in (m.name, m.id, m.family))
+        family = name_key(m.family).split()
+        if family:
+            heads.add(family[0])
+        for n in (m.name, m.id, m.hf_repo, m.hf_repo.split("/")[-1], m.family, *m.aliases):
+            k = name_key(n)
+            if not k:
+                continue
+            if k not in key_ids:
+                key_ids[k] = len(owners)
+                owners.append([])
+            if pos not in owners[key_ids[k]]:
+                owners[key_ids[k]].append(pos)
+        for a in (m.id, *m.aliases):
+            alias_owner.setdefault(norm(a), set()).add(pos)
+    keys = tuple(key_ids)
+    key_tokens = tuple(tuple(k.split()) for k in keys)
+    weights = tuple(
+        tuple(VERSION_WEIGHT if is_version(t) else 1.0 for t in ts) for ts in key_tokens
+    )
+    postings: dict[str, list[int]] = {}
+    for i, toks in enumerate(key_tokens):
+        for t in set(toks):
+            postings.setdefault(t, []).append(i)
+            if "x" in t and MOE_SIZE.fullmatch(t):
+                heads.add(t)
+    order = sorted(range(len(models)), key=lambda i: models[i].released, reverse=True)
+    rank = [0] * len(models)
+    for r, i in enumerate(order):
+        rank[i] = r
+    vocab = frozenset(postings)
+    totals = tuple(sum(w) for w in weights)
+    short = [key_ids[k] for k in sorted(base_keys) if k]
+    return ModelIndex(
+        models=models,
+        newest_rank=tuple(rank),
+        keys=keys,
+        key_tokens=key_tokens,
+        key_where=tuple(
+            {t: tuple(j for j, u in enumerate(ts) if u == t) for t in ts} for ts in key_tokens
+        ),
+        key_weights=weights,
+        key_total=totals,
+        key_owners=tuple(tuple(o) for o in owners),
+        joined=tuple(keys[i].replace(" ", "") for i in short),
+        joined_ids=tuple(short),
+        postings={t: tuple(sorted(v, key=lambda i: (totals[i], i))) for t, v in postings.items()},
+        posting_sets={t: frozenset(v) for t, v in postings.items()},
+        words=tuple(sorted(t for t in vocab if not is_version(t))),
+        words_by_initial=_by_initial(t for t in vocab if not is_version(t)),
+        versions=tuple(sorted(t for t in vocab if is_version(t))),
+        minors=_minors(t for t in vocab if is_version(t)),
+        vocab=vocab,
+        heads=frozenset(heads),
+        name_joined=tuple(name_key(m.name).replace(" ", "") for m in models),
+        aliases={a: next(iter(o)) for a, o in alias_owner.items() if len(o) == 1},
+        completion=_completion_keys(models, rank),
+    )
+
+
+def _minors(versions: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for v in versions:
+        major, dot, _ = v.partition(".")
+        if dot:
+            out.setdefault(major, []).append(v)
+    return {k: tuple(sorted(v)) for k, v in out.items()}
+
+
+def _by_initial(words: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for w in words:
+        out.setdefault(w[0], []).append(w)
+    return {k: tuple(sorted(v)) for k, v in out.items()}

@@ -1,0 +1,274 @@
+"""Model words -> catalog models: scored token by token, typos through rapidfuzz.
+
+Scores run 0-100: half is how much of the model's name the words cover (a left-out version
+counts little), half how much of the words the name explains; ties go to the newest release.
+Whatever words are left after the slots is the model name: matched, or the reason it is not.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from rapidfuzz import fuzz, process
+
+from engine.catalog import Catalog, norm
+from engine.understand.model_index import (
+    ModelIndex,
+    is_version,
+    model_index,
+    name_key,
+    size_matches,
+)
+from engine.understand.patterns import (
+    EDGE_SEPARATORS,
+    GLUED_SIZE,
+    ID_LIKE,
+    LETTER,
+    NAMEISH,
+    NUMBER_WORD,
+    SMALL_VERSION,
+    STOP_WORDS,
+    WORD,
+)
+from engine.understand.query import ModelMatch, Query
+from engine.understand.slots import num
+
+MAX_MODEL_TOKENS = 8  # name tokens scored; the rest of a long message is not a model name
+MAX_NAME_CHARS = 80  # longer "words" are pasted noise, not a model name (HF ids are ~40)
+NOISE_WEIGHT = 0.3  # a word like no catalog word ("nemotron") counts this much against a match
+PARTIAL_VERSION = 0.5  # "3" for "3.1": right major version, minor not given
+TYPO_CUTOFF = 80.0  # "lama" ~ "llama" (89); "qwen" ~ "qwq" (57) is not a typo
+TYPO_CAP = 0.95  # a typo never scores like the word itself
+ACCEPT = 80.0  # take the best match without asking
+ACCEPT_UNDERSPECIFIED = 65.0  # "kimi", "deepseek 671b": every word fits, the name has more
+TIE = 3.0  # matches this close to the best are "it could also be"
+CANDIDATE = 50.0  # below this a model is not worth offering
+SIZE_PENALTY = 40.0  # "qwen 70b" is not a Qwen of another size
+CANDIDATE_BUDGET = 64  # names scored, shared among the query's words (shortest names first)
+ALL_WORDS_CANDIDATES = 128  # names holding every query word, scored when this few
+SIZE_CLOSENESS = 100.0  # points off per 100% size difference within the 5% tolerance
+SPACES = re.compile(r"\s+")
+
+
+@lru_cache(maxsize=4096)
+def _token_matches(index: ModelIndex, token: str) -> tuple[tuple[str, float], ...]:
+    """Vocabulary tokens this query token may stand for, with how well (1.0 = itself)."""
+    out: dict[str, float] = {}
+    if token in index.vocab:
+        out[token] = 1.0
+    if is_version(token):
+        for v in index.minors.get(token, ()):  # "3" for "3.1": the family's minor versions
+            out.setdefault(v, PARTIAL_VERSION)
+    elif len(token) >= 4:
+        # Words with the same first letter first: a small list, and where typos almost
+        # always land; the whole vocabulary only when that finds nothing.
+        for pool in (index.words_by_initial.get(token[0], ()), index.words):
+            hits = process.extract(
+                token, pool, scorer=fuzz.ratio, score_cutoff=TYPO_CUTOFF, limit=4
+            )
+            for word, score, _ in hits:
+                out.setdefault(word, min(score / 100, TYPO_CAP))
+            if hits:
+                break
+    return tuple(sorted(out.items(), key=lambda vq: -vq[1]))
+
+
+@dataclass(frozen=True)
+class _Ranked:
+    pos: int
+    score: float
+    complete: bool  # every word the person gave is in the name
+    head: bool  # and one of them is a family's first word
+
+
+def _score_key(
+    index: ModelIndex, kid: int, qinfo: tuple[tuple[float, tuple[tuple[str, float], ...]], ...]
+) -> tuple[float, bool, bool]:
+    """Half how much of the name the words cover, half how much of the words the name has."""
+    where = index.key_where[kid]
+    weights = index.key_weights[kid]
+    used: set[int] = set()
+    got_k = got_q = total_q = 0.0
+    complete, head = True, False
+    for wq, matches in qinfo:  # matches: best quality first
+        total_q += wq
+        best_j, best, token = -1, 0.0, ""
+        for v, quality in matches:
+            for j in where.get(v, ()):
+                if j not in used:
+                    best_j, best, token = j, quality, v
+                    break
+            if best_j >= 0:
+                break
+        if best_j < 0:
+            if wq >= 1.0:
+                complete = False
+            continue
+        used.add(best_j)
+        got_k += best * weights[best_j]
+        got_q += best * wq
+        if best < TYPO_CUTOFF / 100:
+            complete = False
+        if token in index.heads:
+            head = True
+    kc = got_k / index.key_total[kid]
+    qc = got_q / total_q if total_q else 0.0
+    return 50 * kc + 50 * qc, complete, head
+
+
+@lru_cache(maxsize=4096)
+def _rank(index: ModelIndex, key: str, size_b: float | None) -> tuple[_Ranked, ...]:
+    """Every model worth mentioning for these name words, best first (cached: names repeat)."""
+    qtoks = key.split()[:MAX_MODEL_TOKENS]
+    if not qtoks:
+        return ()
+    qinfo: list[tuple[float, tuple[tuple[str, float], ...]]] = []
+    # Candidates: for each word, the shortest names holding it (a family's own names), plus
+    # every name holding all the words (a long alias typed out), so the scoring loop below
+    # stays small however many aliases the catalog has.
+    candidates: set[int] = set()
+    common: set[int] | None = None
+    per_word = max(8, CANDIDATE_BUDGET // len(qtoks))
+    for t in qtoks:
+        matches = _token_matches(index, t)
+        noise = not matches and not is_version(t)
+        qinfo.append((NOISE_WEIGHT if noise else 1.0, matches))
+        holding: set[int] = set()
+        for v, _ in matches:
+            if not is_version(v):  # "3.1" or "7" alone would list half the catalog
+                candidates.update(index.postings[v][:per_word])
+            holding |= index.posting_sets[v]
+        if matches:
+            common = holding if common is None else common & holding
+    if common is not None and len(common) <= ALL_WORDS_CANDIDATES:
+        candidates |= common
+    frozen = tuple(qinfo)
+    best: dict[int, tuple[float, bool, bool]] = {}
+    for kid in candidates:
+        s = _score_key(index, kid, frozen)
+        for pos in index.key_owners[kid]:
+            if s[0] > best.get(pos, (-1.0, False, False))[0]:
+                best[pos] = s
+    top = max((s[0] for s in best.values()), default=0.0)
+    joined = "".join(qtoks)
+    if top < ACCEPT and len(joined) >= 4:
+        # Glued names: "deepseekr1", "codellama", "mistralnemo".
+        for _, score, j in process.extract(
+            joined, index.joined, scorer=fuzz.ratio, score_cutoff=88, limit=8
+        ):
+            for pos in index.key_owners[index.joined_ids[j]]:
+                if score > best.get(pos, (-1.0, False, False))[0]:
+                    best[pos] = (float(score), True, True)
+    out: list[_Ranked] = []
+    for pos, (score, complete, head) in best.items():
+        if size_b is not None:
+            m = index.models[pos]
+            if not size_matches(m, size_b):
+                score -= SIZE_PENALTY
+            else:  # "qwen3 32b" is Qwen3 32B, not the 30.5B MoE that is within 5%
+                sizes = (m.nominal_b, m.params_b, m.active_params_b or -1.0)
+                score -= SIZE_CLOSENESS * min(abs(x - size_b) for x in sizes) / max(size_b, 1)
+        if score >= CANDIDATE - SIZE_PENALTY:
+            out.append(_Ranked(pos, score, complete, head))
+    out.sort(key=lambda r: (-r.score, index.newest_rank[r.pos]))
+    return tuple(out[:12])
+
+
+def match_models(catalog: Catalog, words: str, size_b: float | None) -> list[ModelMatch]:
+    """Score the catalog's models against the name words; a given size must agree.
+
+    Scores run 0-100: half is how much of the model's name the words cover (a left-out
+    version counts little), half how much of the words the name explains. Ties go to the
+    newest release.
+    """
+    index = model_index(catalog)
+    return [ModelMatch(index.models[r.pos], r.score) for r in _rank(index, name_key(words), size_b)]
+
+
+def _name_words(s: str) -> list[str]:
+    """What is left that could be part of a model name: ASCII tokens that are not filler."""
+    words: list[str] = []
+    for w in WORD.findall(s):
+        w = w.strip(".-:/_")
+        ok = w and len(w) <= MAX_NAME_CHARS and w.isascii() and w not in STOP_WORDS
+        if ok and NAMEISH.fullmatch(w):
+            words.append(w)
+            if len(words) == MAX_MODEL_TOKENS * 2:
+                break
+    return words
+
+
+def read_model(q: Query, s: str, catalog: Catalog, size_neighbor: str = "") -> None:
+    """Whatever is left that looks like words is the model name: match it, or say why not."""
+    words = _name_words(s)
+    if q.size_b is None and q.faq_topic is None:
+        nums = [w for w in words if NUMBER_WORD.fullmatch(w)]
+        named = [w for w in words if not NUMBER_WORD.fullmatch(w)]
+        # "lama3 70" or "qwen 2.5 32": a trailing bare number after a name is the size.
+        if named and nums:
+            cand = num(nums[-1])
+            if 0.1 <= cand <= 2000 and not SMALL_VERSION.fullmatch(nums[-1]):
+                q.size_b = cand
+                words.remove(nums[-1])
+        elif (
+            len(named) == 1
+            and (g := GLUED_SIZE.match(named[0]))
+            and g.group(1) in model_index(catalog).heads
+        ):
+            # "mistral7b": a family word with the size glued on.
+            q.size_b = num(g.group(2))
+            words = [g.group(1)]
+    joined = EDGE_SEPARATORS.sub(" ", q.model_words + " " + " ".join(words))
+    q.model_words = SPACES.sub(" ", joined).strip()  # "qwen/qwen2.5 instruct", for messages
+    key = name_key(q.model_words)
+    if not key or not LETTER.search(key):
+        return
+    index = model_index(catalog)
+    ranked = _rank(index, key, q.size_b)
+    if q.faq_topic and q.size_b is None and ranked and ranked[0].score < 90:
+        ranked = ()  # general questions carry words that are not model names
+    if not ranked or ranked[0].score < CANDIDATE:
+        # Words no model resembles: a word right before the size ("zephyr 7b") or an id
+        # ("gpt-4") names a model we do not know (ask, never guess its shape); other words
+        # ("70b for coding") were just not a model.
+        near_size = bool(size_neighbor) and size_neighbor in q.model_words.split()
+        id_like = any(ID_LIKE.search(w) for w in q.model_words.split())
+        if not q.faq_topic and (near_size or id_like):
+            q.unmatched_model = True
+        q.others = [ModelMatch(index.models[r.pos], r.score) for r in ranked[:5]]
+        return
+    best = ranked[0]
+    top = [r for r in ranked if r.score >= best.score - TIE]
+    if q.size_b is None:
+        # The person typed one model's own name ("deepseek r1") or an alias ("mixtral").
+        joined = key.replace(" ", "")
+        own = [r for r in top if index.name_joined[r.pos] == joined]
+        alias = index.aliases.get(norm(q.model_words))
+        if len(own) == 1:
+            top = own
+        elif alias is not None and any(r.pos == alias for r in top):
+            top = [r for r in top if r.pos == alias]
+        best = top[0]
+    sizes = {index.models[r.pos].nominal_b for r in top}
+    accept = best.score >= ACCEPT or (
+        best.score >= ACCEPT_UNDERSPECIFIED and best.complete and best.head
+    )
+    if accept and (len(sizes) == 1 or q.size_b is not None):
+        model = index.models[best.pos]
+        q.model, q.model_score = model, best.score
+        q.others = [
+            ModelMatch(index.models[r.pos], r.score)
+            for r in top
+            if r is not best and size_matches(index.models[r.pos], model.nominal_b)
+        ][:3]
+    elif accept:
+        q.unmatched_model = True  # same family, several sizes: ask which
+        by_size = sorted(top, key=lambda r: index.models[r.pos].params_b)
+        q.others = [ModelMatch(index.models[r.pos], r.score) for r in by_size[:5]]
+    else:
+        q.unmatched_model = True
+        q.others = [
+            ModelMatch(index.models[r.pos], r.score) for r in ranked[:5] if r.score >= CANDIDATE
+        ]

@@ -1,0 +1,37 @@
+"""Text as people paste it -> text the slot patterns read: width forms, Thai digits,
+invisible characters and markup go; the length cap applies after Unicode normalisation.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from engine.limits import MAX_QUERY_CHARS
+
+NORMALISE_CHARS = 4 * MAX_QUERY_CHARS  # NFKC may also shrink text (composition): read a margin
+_THAI_DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙", "0123456789")
+_INVISIBLE = re.compile(
+    r"[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e"
+    r"\u2060-\u206f\ufe00-\ufe0f\ufeff\ufff9-\ufffb]"
+)
+_MARKUP = re.compile(r"</?[a-z][a-z0-9]{0,10}(?:\s[^<>]{0,80})?/?>|\*\*|__|`+|~~|\|\|", re.I)
+_SPACES = re.compile(r"\s+")
+_THAI = re.compile(r"[\u0e00-\u0e7f]")
+
+
+def clean(text: str) -> tuple[str, bool]:
+    """Normalise what people paste: width forms, Thai digits, invisible characters, markup."""
+    long = len(text) > NORMALISE_CHARS
+    text = text[:NORMALISE_CHARS]
+    if not text.isascii():
+        # The cap counts characters after NFKC, which can turn one character into 18.
+        text = unicodedata.normalize("NFKC", text)
+        if _THAI.search(text):
+            text = text.translate(_THAI_DIGITS)
+    truncated = long or len(text) > MAX_QUERY_CHARS
+    text = text[:MAX_QUERY_CHARS]
+    text = _INVISIBLE.sub(" ", text)
+    text = _MARKUP.sub(" ", text)
+    text = text.replace("×", "x").replace("–", "-").replace("—", "-").replace("’", "'")
+    return _SPACES.sub(" ", text).strip(), truncated

@@ -1,0 +1,266 @@
+"""The fixed slot patterns (English, Polish, Thai), each gated by a cheap literal scan.
+
+Card and precision spellings come from the catalog (:mod:`engine.understand.catalog_words`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.models import Task
+
+MAX_MENTIONS = 8  # cards, model ids or precisions read from one message
+GROUPED = r"(\d{1,3}(?:[ ,]\d{3})+|\d+)"
+# "128k", "128 tys.", "128 thousand", "1m", "1 mln": first letter -> multiplier
+THOUSANDS = r"k\b|m\b|tys\b\.?|tysi[eę]c\w*|thousand\b|mln\b|million\b|พัน"
+KV_TYPES = r"(fp8|fp16|bf16|fp32|int8|q8_0|q8|q4_0|f16|f8|e4m3|e5m2|8[\s-]*bit|16[\s-]*bit)"
+KV_WORD = r"(?:kv(?:[\s_-]*cache)?|cache)"
+KV_FIRST = re.compile(
+    r"\b" + KV_WORD + r"\s*(?:in\s+|w\s+|as\s+|=|:)?\s*" + KV_TYPES + r"(?![\w.])"
+    r"|\bkv\s*(8|16)\b"
+)
+KV_AFTER = re.compile(r"(?<![\w.])" + KV_TYPES + r"[\s_-]*" + KV_WORD + r"\b")
+# Identifiers: HF repos, Ollama tags, hyphenated release names with a size in them. Their
+# numbers are part of the name ("Mistral-Nemo-Instruct-2407", "phi-3-mini-128k").
+IDENT = re.compile(
+    r"(?<![\w./:-])(?!(?:ctx|context|batch|bs|kv|cache|seq|budget|q|k|m)\b)(?:"
+    r"(?=[\w.\-]*[a-z])[a-z0-9][\w.\-]*/[a-z][\w.\-]*(?::[\w.\-]+)?"
+    r"|[a-z][\w.\-]*:(?:\d+(?:\.\d+)?b\b|\d+x\d+b\b|[a-z][\w.]{2,})[\w.\-]*"
+    r"|[a-z][\w.]*(?:-[\w.]+)*-\d+(?:\.\d+)?[bkm](?:-[\w.]+)+)(?![\w./:-])"
+)
+# "what can I run on a 4090", "which models fit 48gb", "co uruchomię na a40", "รันอะไรได้บ้าง"
+WHAT_FITS = re.compile(
+    r"\bwhat\s+(?:\w+\s+)?(?:fits?|can\s+(?:i|we|you)\s+(?:run|serve|host|fit)|runs?)\b"
+    r"|\bwhich\s+models?\b|\bwhat\s+models?\b|\bbiggest\s+model\b|\blargest\s+model\b"
+    r"|\bco\s+(?:uruchomi|zmieszcz|zmie[sś]ci|odpal)|\bjaki\s+model|\bjakie\s+modele"
+    r"|อะไรได้บ้าง|โมเดลไหน"
+)
+CONTEXT_KM = re.compile(r"(?<![\w.$/:\-])(\d+(?:[.,]\d+)?)\s*(k|m)\b(?!\s*(?:usd|\$|b\b|gb\b))")
+CONTEXT_WORD = re.compile(
+    r"\b(?:ctx|context(?:\s+(?:length|window|size))?|kontekst\w*|seq(?:uence)?(?:\s+len(?:gth)?)?"
+    r"|max[\s_-]*len|บริบท|ความยาว)\s*(?:of|=|:|o\s+d[lł]ugo[sś]ci|length|len)?\s*"
+    + GROUPED
+    + r"(?:\s*("
+    + THOUSANDS
+    + r"))?(?![\w.])"
+)
+CONTEXT_TOKENS = re.compile(
+    r"(?<![\w.])" + GROUPED + r"\s*(" + THOUSANDS + r")?\s*"
+    r"(?:tokens?|tok|token[óo]w|tokeny|โทเคน)(?!\w)"
+)
+BIG_NUMBER = re.compile(r"(?<![\w.$/:\-,])(\d{4,8})(?![\w.]|\s*(?:gb|gib|usd|\$|b\b|-))")
+BATCH = re.compile(
+    r"\b(?:batch(?:[\s_-]*size)?|bs|partia|partii|partią|rozmiar\s+partii|แบตช์)\s*(?:of|=|:|x)?"
+    r"\s*(\d+)\b"
+    r"|(?<![\w.$])(\d+)\s*(?:concurrent(?:\s+(?:users?|requests?|sessions?|streams?|chats?))?"
+    r"|users?|requests?|sessions?|conversations?|streams?|chats?|parallel(?:\s+\w+)?|people"
+    r"|clients?|sequences?|u[żz]ytkownik\w*|os[oó]b|sesj\w*|r[oó]wnoleg\w*|rozm[oó]w|zapyta[ńn]"
+    r"|คน|ผู้ใช้|บทสนทนา|เซสชัน)(?!\w)"
+    r"|(?:ผู้ใช้|คน)\s*(\d+)"
+)
+SIZE = re.compile(
+    r"(?<![\w.$])(\d+(?:[.,]\d+)?)\s*(b|t|bn|billion|trillion|mld|miliard\w*|bln)\b"
+    r"(?!\s*/)(?:\s*(?:params?|parameters?|parametr\w*))?"
+)
+MOE_SIZE = re.compile(r"(?<![\w.])(\d+)\s*x\s*(\d+)\s*b\b")
+VRAM_GB = re.compile(
+    r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(?:gb|gib|g)\b"
+    r"(?:\s*(?:of\s+)?(?:vram|memory|card|gpu|karta|karty|karcie|pami[eę]ci))?"
+)
+MONEY = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*(k\b)?"
+BUDGET = re.compile(
+    r"(?:\$\s*"
+    + MONEY
+    + r"|(?<![\w.])"
+    + MONEY
+    + r"\s*(?:\$|usd\b|dollars?\b|dolar\w*|bucks\b|ดอลลาร์))"
+    r"(?:\s*(?:/|per|a|an|each|na|za|ต่อ)\s*(?:month\b|mo\b|miesi[aą]c\w*|mies\b|เดือน))?"
+    r"|\b(?:budget|bud[żz]et\w*|งบ(?:ประมาณ)?)\s*(?:of|is|=|:|to|wynosi)?\s*" + MONEY
+)
+COUNT_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "eight": 8,
+    "pair": 2,
+    "a pair of": 2,
+    "dwie": 2,
+    "dwa": 2,
+    "dwóch": 2,
+    "dwoch": 2,
+    "para": 2,
+    "trzy": 3,
+    "cztery": 4,
+    "czterech": 4,
+    "osiem": 8,
+    "ośmiu": 8,
+    "สอง": 2,
+    "สี่": 4,
+    "แปด": 8,
+}
+COUNT = r"(1[0-6](?!\d)|[1-9](?!\d)|" + "|".join(sorted(COUNT_WORDS, key=len, reverse=True)) + r")"
+CARD_NOUN = r"(?:cards?|gpus?|kart\w*|karty|การ์ด|ใบ)"
+GPU_COUNT = re.compile(
+    r"(?<![\w.])(\d+|"
+    + "|".join(sorted(COUNT_WORDS, key=len, reverse=True))
+    + r")"
+    + r"\s*(?:x\s*)?"
+    + CARD_NOUN
+    + r"(?!\w)"
+    r"|(?:การ์ด|gpu)\s*(\d+)\s*(?:ใบ|ตัว)"
+)
+
+
+def hint(*words: str) -> re.Pattern[str]:
+    """A bare alternation of literals: the regex engine skips to their first letters, so this
+    is a cheap gate before a pattern that would otherwise be tried at every position."""
+    return re.compile("|".join(re.escape(w) for w in words))
+
+
+# (pattern, task, generic?, words one of which must be there for the pattern to be tried)
+_TASK_RULES: tuple[tuple[str, Task, bool, tuple[str, ...]], ...] = (
+    (r"\bq[\s-]?lora\b", "qlora", False, ("lora",)),
+    (r"\blora\b", "lora", False, ("lora",)),
+    (
+        r"\bfull(?:[\s-]*(?:ft|fine[\s-]*tun\w*|finetun\w*|training|train|param\w*))\b"
+        r"|\bpe[łl]n\w*\s+(?:dostrajani\w*|fine[\s-]*tun\w*|trening\w*)|\bfft\b"
+        r"|\b(?:train\w*|pre[\s-]?train\w*)\s+(?:\w+\s+){0,3}?from\s+scratch"
+        r"|ไฟน์จูนเต็ม|ไฟน์จูนแบบเต็ม",
+        "full",
+        False,
+        ("full", "pełn", "peln", "fft", "scratch", "ไฟน์จูน"),
+    ),
+    (
+        r"\bfine[\s-]*tun\w*|\bfinetun\w*|\bsft\b|\btrain(?:ing)?\b|\bdostr\w*|\btrening\w*"
+        r"|\btrenowa\w*|ไฟน์จูน|ฝึก|เทรน",
+        "full",
+        True,
+        ("fine", "sft", "train", "dostr", "trening", "trenowa", "ไฟน์จูน", "ฝึก", "เทรน"),
+    ),
+    (
+        r"\b(?:serv\w*|inference|infer|deploy\w*|inferencj\w*|serwow\w*|hostowa\w*)\b"
+        r"|อนุมาน",
+        "inference",
+        False,
+        ("serv", "infer", "deploy", "serwow", "hostowa", "อนุมาน"),
+    ),
+)
+TASKS = tuple(
+    (hint(*hints), re.compile(rx), task, generic) for rx, task, generic, hints in _TASK_RULES
+)
+FIT = re.compile(
+    r"\b(?:fits?|fitting|will\s+it\s+run|can\s+(?:i|it|you)\s+run|run\s+on|on|in|into"
+    r"|mie[sś]ci\w*|zmie[sś]ci\w*|na|wystarcz\w*|enough)\b|พอไหม|รันบน|ใส่ได้|ได้ไหม|บน"
+)
+LIMIT_CONTEXT = re.compile(
+    r"\b(?:max(?:imum|imal)?|longest|biggest|largest|how\s+(?:long|much|big)(?:\s+an?)?"
+    r"|najd[łl]u[żz]sz\w*|maksymaln\w*|najwi[eę]ksz\w*|maks\w*)\s+(?:\S+\s+){0,2}?"
+    r"(?:context|ctx|kontekst\w*|sequence)"
+    r"|บริบท\S{0,12}?(?:สูงสุด|ยาวสุด|ยาวที่สุด|ได้เท่าไหร่)"
+)
+LIMIT_BATCH = re.compile(
+    r"\bhow\s+many\s+(?:\S+\s+){0,3}?(?:users?|requests?|sessions?|conversations?|streams?"
+    r"|concurrent|people|sequences?|chats?|clients?)"
+    r"|\bmax(?:imum)?\s+(?:batch|users?|concurrency|concurrent|sessions?|requests?)"
+    r"|\bilu\s+(?:\S+\s+){0,2}?u[żz]ytkownik\w*|\bile\s+(?:\S+\s+){0,2}?(?:sesji|rozm[oó]w|zapyta[ńn]"
+    r"|u[żz]ytkownik\w*)|\bmaks\w*\s+(?:partia|partii|u[żz]ytkownik\w*)"
+    r"|กี่คน|ผู้ใช้กี่|ได้กี่"
+)
+CARDS_LIST = re.compile(
+    r"^\s*/?(?:gpus?|cards?|fleet|prices?|pricing|price\s+list|catalog(?:ue)?|karty|cennik|flota"
+    r"|การ์ด|ราคา)\s*[?!.]*\s*$"
+    r"|\b(?:list|show|all)\s+(?:me\s+)?(?:the\s+|all\s+|your\s+)?(?:gpus|cards|prices)\b"
+    r"|\bwhat\s+(?:gpus|cards)\s+(?:do\s+you\s+have|are\s+there|can\s+i\s+rent)"
+    r"|\bjakie\s+(?:macie\s+)?karty\b|\bwszystkie\s+karty\b|การ์ดทั้งหมด|มีการ์ดอะไรบ้าง"
+)
+CARD_INFO = re.compile(
+    r"\b(?:card|gpu|karta|specs?|info|about|specyfikacja|kosztuje|price|cost)\b|การ์ด|ราคา"
+)
+HELP = re.compile(
+    r"^\s*/?(?:help|start|pomoc|\?+|ช่วย(?:เหลือ)?|hi|hello|hey|cze[sś][cć]|siema|dzie[nń]\s+dobry"
+    r"|สวัสดี(?:ครับ|ค่ะ)?)\s*[!?.]*\s*$"
+)
+FAQ_COMMAND = re.compile(r"^\s*/?faq\b\s*(\S*)")
+FOLLOWUP = re.compile(  # .match: how a follow-up starts
+    r"\s*(?:(?:and|also|what\s+about|how\s+about|same|now|then|instead|ok|okay|a|i|oraz|a\s+co"
+    r"|to\s+samo|teraz|zamiast|with|at|on|for|w|na|z|przy|dla)\b|แล้ว|และ|ถ้า)"
+)
+FOLLOWUP_ANYWHERE = re.compile(r"\b(?:instead|zamiast|same\s+for|the\s+same)\b")
+FOLLOWUP_HINTS = hint("instead", "zamiast", "same")
+CARDS_HINTS = hint(
+    "gpu", "card", "fleet", "price", "pricing", "catalog", "kart", "cennik", "flota", "การ์ด",
+    "ราคา",
+)  # fmt: skip
+LIMIT_CONTEXT_HINTS = hint("context", "ctx", "kontekst", "sequence", "บริบท")
+LIMIT_BATCH_HINTS = hint("how many", "max", "ilu", "ile", "maks", "กี่")
+COUNT_HINTS = hint("card", "gpu", "kart", "การ์ด")
+BUDGET_HINTS = hint("$", "usd", "dol", "buck", "budget", "budż", "budz", "งบ", "ดอลลาร์")
+IDENT_HINTS = hint("/", ":", "-")
+KV_HINTS = hint("kv", "cache")
+CONTEXT_WORD_HINTS = hint("ctx", "context", "kontekst", "seq", "max", "บริบท", "ความยาว")
+TOKENS_HINTS = hint("tok", "โทเคน")
+BATCH_HINTS = hint(
+    "batch", "bs", "parti", "user", "concurrent", "request", "session", "conversation", "stream",
+    "chat", "parallel", "people", "client", "sequence", "żytkown", "zytkown", "osob", "osób",
+    "sesj", "równoleg", "rownoleg", "rozm", "zapyta", "คน", "ผู้ใช้", "บทสนทนา", "เซสชัน", "แบตช์",
+)  # fmt: skip
+DIGIT = re.compile(r"\d")
+# Spellings of a precision or quant type; any of these the catalog does not know is reported.
+PRECISION_LIKE = re.compile(
+    r"(?<![\w.])(?:i?q\d+(?:[_-]?[a-z0-9]{1,3}){0,3}|(?:nv|mx)?fp\d+|bf\d+|int\d+|nf\d+"
+    r"|w\d+a\d+|\d+[\s-]?bits?)(?![\w.])"
+)
+PRECISION_SEPARATORS = re.compile(r"[\s_-]+")
+
+
+def scan(full: re.Pattern[str], gate: re.Pattern[str], s: str, back: int) -> re.Match[str] | None:
+    """``full.search(s)``, begun just before the first place the fast ``gate`` finds. ``back``
+    covers what ``full`` may match before that (a card's count: "a pair of", "2 x")."""
+    if (m := gate.search(s)) is None:
+        return None
+    return full.search(s, max(0, m.start() - back))
+
+
+WORD = re.compile(r"[^\s,;!?()\[\]{}<>\"'`*|=]+")
+NAMEISH = re.compile(r"[a-z0-9][a-z0-9.+_:/\-]*")
+NUMBER_WORD = re.compile(r"\d+(?:\.\d+)?")
+SMALL_VERSION = re.compile(r"[1-4](?:\.\d)?")
+LETTER = re.compile(r"[a-z]")
+ID_LIKE = re.compile(r"[a-z]{2}[\w.\-]*?\d|[a-z]/[a-z]|[a-z]:\w")  # on one short word
+EDGE_SEPARATORS = re.compile(r"(?<!\S)[-:/_.]+|[-:/_.]+(?!\S)")
+GLUED_SIZE = re.compile(r"^([a-z][a-z]+)(\d+(?:\.\d+)?)b$")
+
+# Words that are never part of a model name (suggest.py reads this set too).
+_STOP_WORDS = (
+    "how much many vram memory gpu gpus need needed needs do does i you we my to for run "
+    "running serve serving with at on in a an the of is it can what which model models llm "
+    "size and or fit fits will would should please pls plz me about any card cards cheapest "
+    "best cost costs price month monthly per tokens token users user context ctx batch "
+    "concurrent want like get use using required require enough big vs versus instead same "
+    "also ile potrzebuje potrzebuję dla w na czy jaki jaka jakie modelu z przy oraz karta "
+    "karty karcie kontekst kontekstem partia partii mieści zmieści się sie co samo teraz "
+    "zamiast miesięcznie użytkowników tokenów jak then now ok okay hey hi hello there this "
+    "that these those be are am was max maximum longest biggest largest long good great new "
+    "newest latest local locally could got give tell show know check say says said if from by "
+    "as so just only one two three four eight our your its their kind sort type version quick "
+    "question thanks thank thx pytanie english polish thai answer weights weight params "
+    "parameters parameter billion quantized quantised quant quantization fine tune tuning "
+    "inference infer host hosting deploy deployment training train chat instruct base hf gguf "
+    "api server servers setup rig machine box home cloud rent renting rental hire there's "
+    "what's whats i'm im it's dollars dollar usd bucks budget under below within upto up less "
+    "than more most mo each around approx approximately roughly minimum min least total "
+    "overall all every shall may might must let lets let's estimate calculate compute figure "
+    "out sizing sized work works working go going make making possible ever really actually "
+    "still even anyway other else via bit bits fp precision cache kv people concurrency "
+    "requests request sessions session streams stream parallel k m gb gib ram mój moja moje "
+    "mam chcę chce proszę prosze dzięki dziekuje dziękuję modele najlepszy najlepsza najlepsze "
+    "za miesiąc miesiac miesiące miesięcy uruchomić uruchomic mogę moge można mozna kosztuje "
+    "koszt cena taniej tanio dwie dwóch dwa trzy cztery osiem kartach kartami kart razem jedna "
+    "jeden jako działają dzialaja działa dziala pamięci pamieci potrzeba potrzebne wystarczy "
+    "zmieszczę zmieszcze odpalić odpalic lokalnie ilu jaką jakiego który która które czym "
+    "ktora ktore ktory najwięcej najwiecej maksymalny maksymalnie najdłuższy najdluzszy "
+    "uzytkownikow użytkownika sesji rozmów coding chatbot assistant agent rag production prod "
+    "dev test testing cheap fast faster speed quality vision multimodal"
+)
+STOP_WORDS = frozenset(_STOP_WORDS.split())  # autocomplete reads them too

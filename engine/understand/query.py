@@ -1,0 +1,75 @@
+"""What the parser read from one message: each slot ``None`` when the person did not say it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.models import Lang, ModelSpec, Task
+
+
+@dataclass
+class CardAsk:
+    name: str
+    count: int | None = None
+
+
+@dataclass
+class ModelMatch:
+    model: ModelSpec
+    score: float
+
+
+@dataclass
+class Query:
+    """What the text says; ``None`` means the person did not say it."""
+
+    text: str
+    lang: Lang | None = None
+    task: Task | None = None
+    task_generic: bool = False
+    precision: str | None = None
+    extra_precisions: list[str] = field(default_factory=list)
+    unknown_precisions: list[str] = field(default_factory=list)
+    kv_dtype: str | None = None
+    context_tokens: int | None = None
+    batch: int | None = None
+    size_b: float | None = None
+    bad_size_b: float | None = None  # a size nobody means ("0b", "1e-28t"): refused
+    model: ModelSpec | None = None
+    model_score: float = 0.0
+    others: list[ModelMatch] = field(default_factory=list)
+    model_words: str = ""
+    unmatched_model: bool = False
+    cards: list[CardAsk] = field(default_factory=list)
+    count: int | None = None
+    vram_gb: float | None = None
+    budget_usd: float | None = None
+    faq_topic: str | None = None
+    wants_fit: bool = False
+    wants_what_fits: bool = False
+    wants_limit: str | None = None
+    wants_cards: bool = False
+    wants_card_info: bool = False
+    wants_help: bool = False
+    followup: bool = False
+    truncated: bool = False
+
+    @property
+    def has_subject(self) -> bool:
+        return self.model is not None or self.size_b is not None
+
+    @property
+    def has_modifier(self) -> bool:
+        return any(
+            v is not None
+            for v in (
+                self.task,
+                self.precision,
+                self.kv_dtype,
+                self.context_tokens,
+                self.batch,
+                self.count,
+                self.vram_gb,
+                self.budget_usd,
+            )
+        ) or bool(self.cards)

@@ -1,0 +1,108 @@
+"""Number slots and their bounds: context, batch, VRAM, size, money; each cut from the text."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from engine.limits import (
+    MAX_BUDGET_USD,
+    MAX_CARDS,
+    MAX_SIZE_B,
+    MAX_TOKENS,
+    MAX_VRAM_GB,
+    MIN_SIZE_B,
+    tokens,
+)
+from engine.understand.catalog_words import CatalogWords
+from engine.understand.patterns import (
+    BATCH,
+    BATCH_HINTS,
+    BIG_NUMBER,
+    CONTEXT_KM,
+    CONTEXT_TOKENS,
+    CONTEXT_WORD,
+    CONTEXT_WORD_HINTS,
+    SIZE,
+    TOKENS_HINTS,
+    VRAM_GB,
+)
+from engine.understand.query import Query
+
+
+def num(text: str) -> float:
+    return float(text.replace(",", ".").replace(" ", ""))
+
+
+def int_grouped(text: str) -> int:
+    return int(text.replace(" ", "").replace(",", ""))
+
+
+def money(value: str, thousands: str | None) -> float:
+    amount = float(value.replace(",", ""))
+    return amount * 1000 if thousands else amount
+
+
+def cut(text: str, m: re.Match[str]) -> str:
+    return text[: m.start()] + " " + text[m.end() :]
+
+
+def read_numbers(q: Query, s: str, words: CatalogWords) -> tuple[str, str]:
+    """Context, batch, VRAM, size: the slots that are numbers. Returns the rest of the text
+    and the word right before the size ("zephyr" in "zephyr 7b")."""
+    if (CONTEXT_WORD_HINTS.search(s) and (m := CONTEXT_WORD.search(s))) or (
+        TOKENS_HINTS.search(s) and (m := CONTEXT_TOKENS.search(s))
+    ):
+        q.context_tokens = tokens(int_grouped(m.group(1)), m.group(2))
+        s = cut(s, m)
+    elif m := CONTEXT_KM.search(s):
+        q.context_tokens = tokens(num(m.group(1)), m.group(2))
+        s = cut(s, m)
+
+    if BATCH_HINTS.search(s) and (m := BATCH.search(s)):
+        q.batch = int(next(g for g in m.groups() if g))
+        s = cut(s, m)
+
+    if m := VRAM_GB.search(s):
+        q.vram_gb = num(m.group(1))
+        s = cut(s, m)
+        # "a 4090 24gb" restates the card's memory; it is not a second thing to check.
+        if any(abs(words.card_vram[c.name] - q.vram_gb) <= 1 for c in q.cards):
+            q.vram_gb = None
+
+    size_neighbor = ""
+    if m := SIZE.search(s):
+        q.size_b = size_from(m.group(1), m.group(2))
+        before = s[: m.start()].rstrip()
+        size_neighbor = before[before.rfind(" ") + 1 :]
+        s = cut(s, m)
+
+    if q.context_tokens is None and (m := BIG_NUMBER.search(s)):
+        q.context_tokens = int(m.group(1))
+        s = cut(s, m)
+    return s, size_neighbor
+
+
+def bound(q: Query) -> None:
+    """Numbers nobody means ("0b", a 300-digit VRAM) must not reach the arithmetic."""
+    if q.size_b is not None and not MIN_SIZE_B <= q.size_b <= MAX_SIZE_B:
+        q.bad_size_b = 0.0 if math.isnan(q.size_b) else q.size_b
+        q.size_b = None
+    if q.vram_gb is not None:
+        q.vram_gb = min(q.vram_gb, MAX_VRAM_GB) if q.vram_gb > 0 else None
+    if q.budget_usd is not None:
+        q.budget_usd = min(q.budget_usd, MAX_BUDGET_USD)
+    if q.context_tokens is not None:
+        q.context_tokens = min(q.context_tokens, MAX_TOKENS)
+    if q.batch is not None:
+        q.batch = min(q.batch, MAX_TOKENS)
+    if q.count is not None:
+        q.count = min(q.count, MAX_CARDS) or None
+    for c in q.cards:
+        if c.count is not None:
+            c.count = min(c.count, MAX_CARDS) or None
+
+
+def size_from(value: str, unit: str) -> float:
+    n = num(value)
+    return n * 1000 if unit.lower() in ("t", "trillion") else n
