@@ -18,6 +18,7 @@ from typing import Protocol
 from bot import metrics
 from bot.settings import Settings
 from engine import Answer, Catalog, CatalogError, Context, ask, context_of, load_catalog
+from engine.catalog import fleet_shrink
 from engine.conversation import Conversations
 from engine.i18n import pick_lang
 from engine.models import Request
@@ -112,6 +113,11 @@ class Desk:
             metrics.RELOADS.labels("refused").inc()
             log.error("data reload refused, old data keeps serving: %s", exc)
             return str(exc)
+        shrink = fleet_shrink(self.catalog, fresh)
+        if shrink is not None:
+            metrics.RELOADS.labels("refused").inc()
+            log.error("data reload refused, old data keeps serving: %s", shrink)
+            return shrink
         self.catalog = fresh
         metrics.RELOADS.labels("ok").inc()
         log.info("data reloaded from %s (prices as of %s)", fresh.data_dir, fresh.prices_as_of)
