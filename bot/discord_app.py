@@ -817,5 +817,5 @@ def main(settings: Settings, sync: bool = False) -> int:
     desk = desk_for(settings, catalog)
     configure_endpoints(settings)
     if settings.vramchat_metrics_port:
-        metrics.start_server(settings.vramchat_metrics_port)
+        metrics.start_server(settings.vramchat_metrics_port, settings.vramchat_metrics_host)
     return asyncio.run(run(settings, desk, token, sync=sync))

@@ -45,6 +45,7 @@ class Settings(BaseSettings):
     vramchat_log_format: Literal["text", "json"] = "text"
     vramchat_log_level: str = "INFO"
     vramchat_metrics_port: int | None = None
+    vramchat_metrics_host: str = "127.0.0.1"
     vramchat_staff_ids: str = ""
     vramchat_redis_url: SecretStr | None = None
     vramchat_rate_per_minute: int = Field(default=20, ge=1)
