@@ -15,10 +15,10 @@ Design notes
 - A pick in the "which model?" menu re-asks the original question with the model words
   replaced by the picked name (:func:`engine.suggest.replace_model`); an alternative-card
   button asks "on 4x <card>" as a follow-up of the answer it sits on.
-- Deferral: every answer runs as a task; if it is not ready after ``DEFER_AFTER_S`` (2 s) the
-  interaction is deferred (thinking, or a deferred update for edits) and the original response
-  is edited when the answer arrives. The engine answers in about a millisecond, so normally
-  the bot responds at once; a slow shared state store (Redis) is what the deferral is for.
+- Deferral: every answer runs as a task; if it is not ready after ``DEFER_AFTER_S`` (1 s), or
+  Discord does not take the first response at once, the interaction is deferred (thinking,
+  or a deferred update for edits), retried briefly inside Discord's 3 s window, and the
+  original response is edited when the answer arrives (edits retried through 5xx).
 - Buttons and the model menu carry a token in their ``custom_id``; the answer behind it lives
   in a small in-process LRU (``MEMO_SIZE``). After a restart old buttons say "ask again".
 - One error path: ``tree.on_error``, ``on_error`` (events) and component callbacks all end in
