@@ -18,6 +18,7 @@ from bot import metrics
 from bot.settings import Settings
 from bot.store import MemoryStore, StateStore, context_from_json, context_to_json
 from engine import Answer, Catalog, CatalogError, Context, ask, context_of, load_catalog
+from engine.catalog import fleet_shrink
 from engine.i18n import pick_lang
 
 __all__ = [
@@ -71,6 +72,11 @@ class Desk:
             metrics.RELOADS.labels("refused").inc()
             log.error("data reload refused, old data keeps serving: %s", exc)
             return str(exc)
+        shrink = fleet_shrink(self.catalog, fresh)
+        if shrink is not None:
+            metrics.RELOADS.labels("refused").inc()
+            log.error("data reload refused, old data keeps serving: %s", shrink)
+            return shrink
         self.catalog = fresh
         metrics.RELOADS.labels("ok").inc()
         log.info("data reloaded from %s (prices as of %s)", fresh.data_dir, fresh.prices_as_of)

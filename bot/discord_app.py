@@ -15,10 +15,10 @@ Design notes
 - A pick in the "which model?" menu re-asks the original question with the model words
   replaced by the picked name (:func:`engine.suggest.replace_model`); an alternative-card
   button asks "on 4x <card>" as a follow-up of the answer it sits on.
-- Deferral: every answer runs as a task; if it is not ready after ``DEFER_AFTER_S`` (2 s) the
-  interaction is deferred (thinking, or a deferred update for edits) and the original response
-  is edited when the answer arrives. The engine answers in about a millisecond, so normally
-  the bot responds at once; a slow shared state store (Redis) is what the deferral is for.
+- Deferral: every answer runs as a task; if it is not ready after ``DEFER_AFTER_S`` (1 s), or
+  Discord does not take the first response at once, the interaction is deferred (thinking,
+  or a deferred update for edits), retried briefly inside Discord's 3 s window, and the
+  original response is edited when the answer arrives (edits retried through 5xx).
 - Buttons and the model menu carry a token in their ``custom_id``; the answer behind it lives
   in a small in-process LRU (``MEMO_SIZE``). After a restart old buttons say "ask again".
 - One error path: ``tree.on_error``, ``on_error`` (events) and component callbacks all end in
@@ -30,6 +30,7 @@ Design notes
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 import signal
@@ -40,6 +41,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 import discord
 import discord.gateway
 import discord.http
@@ -91,7 +93,13 @@ log = logging.getLogger("vramchat.discord")
 PLATFORM = "discord"
 PRECISIONS = ("bf16", "fp16", "fp8", "int8", "int4", "q4_k_m", "q8_0")
 CONTEXT_HINTS = ("4k", "8k", "16k", "32k", "64k", "128k", "256k", "1M")
-DEFER_AFTER_S = 2.0  # Discord allows 3 s for the first response; defer well before that
+DEFER_AFTER_S = 1.0  # an answer not ready by then is deferred (Discord allows 3 s in all)
+FIRST_WINDOW_S = 2.8  # Discord's 3 s for the first response, less the trip there
+ATTEMPT_S = 0.4  # one try at the first response; a slower one is abandoned and tried again
+RETRY_GAP_S = 0.1  # between tries at the first response
+EDIT_RETRY_S = 120.0  # more tries at the edit after discord.py's own (the token lasts 15 min)
+ALREADY_ACKNOWLEDGED = 40060  # an abandoned try did get through
+UNKNOWN_INTERACTION = 10062  # the 3 s window is over
 MEMO_SIZE = 2048  # answers kept for their buttons (a few KB each)
 MAX_BATCH = 100_000
 NO_MENTIONS = discord.AllowedMentions.none()
@@ -189,6 +197,11 @@ class Reply:
     ephemeral: bool = False
 
 
+async def _ready(reply: Reply) -> Reply:
+    """A reply that needs no work, in the shape :meth:`VramMixin.respond` takes."""
+    return reply
+
+
 # --------------------------------------------------------------------------- translator
 
 
@@ -249,6 +262,7 @@ class VramMixin(_Base):
     settings: Settings
     sync_on_start: bool
     defer_after_s: float
+    attempt_s: float
     memos: _Memos
 
     def _init_vram(self, settings: Settings, desk: Desk, sync: bool) -> None:
@@ -256,6 +270,7 @@ class VramMixin(_Base):
         self.desk = desk
         self.sync_on_start = sync
         self.defer_after_s = DEFER_AFTER_S
+        self.attempt_s = ATTEMPT_S
         self.memos = _Memos()
 
     # -- lifecycle
@@ -342,23 +357,94 @@ class VramMixin(_Base):
     async def respond(
         self, interaction: discord.Interaction[Any], work: Awaitable[Reply], *, edit: bool = False
     ) -> None:
-        """Answer directly if ``work`` is quick, else defer first and edit when it is done."""
+        """Answer directly if ``work`` is quick and Discord takes it, else defer, then edit.
+
+        Discord drops an interaction that has no first response within 3 s, while the
+        deferred answer may follow for 15 minutes. So the first response is tried briefly
+        and often inside that window (discord.py alone waits 1 s, then 3 s, after a 5xx),
+        and once a deferral is in, the edit is retried through longer outages.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + FIRST_WINDOW_S
         task = asyncio.ensure_future(work)
-        try:
+        reply: Reply | None = None
+        with contextlib.suppress(TimeoutError):
             reply = await asyncio.wait_for(asyncio.shield(task), self.defer_after_s)
-        except TimeoutError:
-            if edit:
-                await interaction.response.defer()
-            else:
-                await interaction.response.defer(thinking=True)
-            reply = await task
-        await self.send(interaction, reply, edit=edit)
+        if reply is not None:
+            ready = reply
+            if await self._first(lambda: self.send(interaction, ready, edit=edit), deadline, 1):
+                return
+        if not await self._first(lambda: self._defer(interaction, edit), deadline):
+            task.cancel()
+            log.warning(
+                "interaction %s: Discord took no first response within its 3 s window",
+                interaction.id,
+            )
+            return
+        reply = await task
+        final = reply
+        await self._edit_retrying(
+            lambda: self.send(interaction, final, edit=edit, acknowledged=True)
+        )
+
+    async def _defer(self, interaction: discord.Interaction[Any], edit: bool) -> None:
+        if edit:
+            await interaction.response.defer()
+        else:
+            await interaction.response.defer(thinking=True)
+
+    async def _first(
+        self, call: Callable[[], Awaitable[None]], deadline: float, tries: int = 1_000
+    ) -> bool:
+        """Try a first response until it is in (True) or the window is over (False)."""
+        loop = asyncio.get_running_loop()
+        for _ in range(tries):
+            left = deadline - loop.time()
+            if left <= 0:
+                return False
+            try:
+                await asyncio.wait_for(call(), min(self.attempt_s, left))
+                return True
+            except TimeoutError:
+                pass  # slow, or discord.py asleep before its own retry: try again sooner
+            except discord.HTTPException as exc:
+                if exc.code == ALREADY_ACKNOWLEDGED:
+                    return True
+                if exc.code == UNKNOWN_INTERACTION:
+                    return False
+                if exc.status < 500 and exc.status != 429:
+                    raise
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(max(0.0, min(RETRY_GAP_S, deadline - loop.time())))
+        return False
+
+    async def _edit_retrying(self, call: Callable[[], Awaitable[None]]) -> None:
+        """An edit of an acknowledged interaction: retried on 5xx and network errors."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + EDIT_RETRY_S
+        pause = 1.0
+        while True:
+            try:
+                await call()
+                return
+            except (discord.DiscordServerError, aiohttp.ClientError) as exc:
+                if loop.time() + pause > give_up:
+                    raise
+                log.warning("discord edit failed (%s); retrying in %.0f s", exc, pause)
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 15.0)
 
     async def send(
-        self, interaction: discord.Interaction[Any], reply: Reply, *, edit: bool = False
+        self,
+        interaction: discord.Interaction[Any],
+        reply: Reply,
+        *,
+        edit: bool = False,
+        acknowledged: bool = False,
     ) -> None:
         """Initial response, message edit or original-response edit, as the state requires."""
-        if interaction.response.is_done():
+        if acknowledged or interaction.response.is_done():
             if reply.ephemeral and edit:
                 await interaction.followup.send(
                     reply.content or "\u200b", ephemeral=True, allowed_mentions=NO_MENTIONS
@@ -388,10 +474,14 @@ class VramMixin(_Base):
             kwargs["view"] = reply.view
         await interaction.response.send_message(**kwargs)
 
-    async def say(self, interaction: discord.Interaction[Any], key: str, **params: Any) -> None:
+    def note(self, interaction: discord.Interaction[Any], key: str, **params: Any) -> Reply:
         """A short ephemeral note from the message tables."""
         text = escape(t(self.catalog, self.lang_of(interaction), key, **params))
-        await self.send(interaction, Reply(content=text, ephemeral=True))
+        return Reply(content=text, ephemeral=True)
+
+    async def say(self, interaction: discord.Interaction[Any], key: str, **params: Any) -> None:
+        """Send :meth:`note` as the first response, with the same retries as answers."""
+        await self.respond(interaction, _ready(self.note(interaction, key, **params)))
 
     # -- commands (registered in build_bot)
     async def cmd_vram(
@@ -419,12 +509,15 @@ class VramMixin(_Base):
         if not self.desk.is_staff(PLATFORM, interaction.user.id):
             await self.say(interaction, "dc.staff_only")
             return
-        reason = await asyncio.get_running_loop().run_in_executor(None, self.desk.reload)
-        log.info("reload requested on discord by %s: %s", interaction.user.id, reason or "ok")
-        if reason:
-            await self.say(interaction, "dc.reload.refused", reason=reason)
-        else:
-            await self.say(interaction, "dc.reload.ok", date=self.catalog.prices_as_of)
+
+        async def reload() -> Reply:
+            reason = await asyncio.get_running_loop().run_in_executor(None, self.desk.reload)
+            log.info("reload requested on discord by %s: %s", interaction.user.id, reason or "ok")
+            if reason:
+                return self.note(interaction, "dc.reload.refused", reason=reason)
+            return self.note(interaction, "dc.reload.ok", date=self.catalog.prices_as_of)
+
+        await self.respond(interaction, reload())  # reading the files may outlast 3 s
 
     def query_choices(self, current: str) -> list[app_commands.Choice[str]]:
         """What the user typed (so Enter keeps it), then model completions."""
@@ -474,7 +567,7 @@ class VramMixin(_Base):
         if action == "math":
             embed = format_embed(answer, self.catalog, math=True)
             view = format_view(answer, self.catalog, token, math_shown=True)
-            await self.send(interaction, Reply(embed=embed, view=view), edit=True)
+            await self.respond(interaction, _ready(Reply(embed=embed, view=view)), edit=True)
         elif action == "alt" and value.isdigit() and int(value) < len(answer.alternatives):
             alt = answer.alternatives[int(value)]
             text = f"on {alt.count}x {alt.card}" + (f" {alt.precision}" if alt.precision else "")
@@ -817,5 +910,5 @@ def main(settings: Settings, sync: bool = False) -> int:
     desk = desk_for(settings, catalog)
     configure_endpoints(settings)
     if settings.vramchat_metrics_port:
-        metrics.start_server(settings.vramchat_metrics_port)
+        metrics.start_server(settings.vramchat_metrics_port, settings.vramchat_metrics_host)
     return asyncio.run(run(settings, desk, token, sync=sync))

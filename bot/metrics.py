@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 
@@ -44,12 +45,20 @@ def exposition() -> bytes:
     return generate_latest(REGISTRY)
 
 
-def start_server(port: int) -> None:
-    """Prometheus /metrics for a bot process; a busy port is logged, not fatal."""
+def start_server(port: int, host: str = "127.0.0.1") -> WSGIServer | None:
+    """Prometheus /metrics for a bot process; a busy port is logged, not fatal.
+
+    Loopback by default: counters tell an outsider how busy the bot is, so exposing them on
+    every interface (prometheus_client's own default) is an explicit choice
+    (``VRAMCHAT_METRICS_HOST``). Returns the server (tests read its address), or None.
+    """
     from prometheus_client import start_http_server
 
     try:
-        start_http_server(port, registry=REGISTRY)
-        log.info("metrics on http://0.0.0.0:%d/metrics", port)
+        server, _thread = start_http_server(port, addr=host, registry=REGISTRY)
     except OSError as exc:
-        log.error("metrics server not started on port %d: %s", port, exc.strerror or exc)
+        log.error("metrics server not started on %s:%d: %s", host, port, exc.strerror or exc)
+        return None
+    shown = f"[{host}]" if ":" in host else host
+    log.info("metrics on http://%s:%d/metrics", shown, port)
+    return server

@@ -45,6 +45,7 @@ class Settings(BaseSettings):
     vramchat_log_format: Literal["text", "json"] = "text"
     vramchat_log_level: str = "INFO"
     vramchat_metrics_port: int | None = None
+    vramchat_metrics_host: str = "127.0.0.1"
     vramchat_staff_ids: str = ""
     vramchat_redis_url: SecretStr | None = None
     vramchat_rate_per_minute: int = Field(default=20, ge=1)
@@ -54,6 +55,8 @@ class Settings(BaseSettings):
     vramchat_host: str = "127.0.0.1"
     vramchat_port: int = 8080
     vramchat_api_token: SecretStr | None = None
+    vramchat_http_idle_timeout_s: float = Field(default=15.0, gt=0)
+    vramchat_http_max_connections: int = Field(default=2048, ge=16)
 
     # telegram
     telegram_token: SecretStr | None = None

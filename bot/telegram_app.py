@@ -927,7 +927,7 @@ def main(settings: Settings) -> int:
         return 2
     app = build_application(settings, desk)
     if settings.vramchat_metrics_port:
-        metrics.start_server(settings.vramchat_metrics_port)
+        metrics.start_server(settings.vramchat_metrics_port, settings.vramchat_metrics_host)
     # PTB 22 warns on every RetryAfter unless periods are timedeltas; opt in (AIORateLimiter
     # handles both forms).
     os.environ.setdefault("PTB_TIMEDELTA", "1")

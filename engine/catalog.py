@@ -138,7 +138,18 @@ def _read_yaml(path: Path, name: str | None = None) -> Any:
     if not path.exists():
         raise CatalogError(name, None, None, "file is missing")
     try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
+        blob = path.read_bytes()
+    except OSError as exc:
+        raise CatalogError(name, None, None, f"cannot be read: {exc.strerror}") from exc
+    try:
+        text = blob.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = blob[: exc.start].count(b"\n") + 1
+        raise CatalogError(
+            name, None, None, f"not valid UTF-8 at line {line} (byte {exc.start})"
+        ) from exc
+    try:
+        return yaml.load(text, Loader=_LOADER)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
@@ -158,6 +169,52 @@ def _entry_label(raw: Any, loc: tuple[int | str, ...]) -> str | None:
             ident = node.get("id") or node.get("name")
             label = f"{loc[i - 1]}[{part}]" + (f" ({ident})" if ident else "")
     return label
+
+
+def _declared_count(raw: Any, file: str, key: str) -> Any:
+    """Check and drop an ``expect_<key>: N`` declaration, so a file cut short is refused.
+
+    A YAML file truncated at an entry boundary is still valid YAML with fewer entries; the
+    count, written above the list, survives the cut and tells the two apart.
+    """
+    if not isinstance(raw, dict) or f"expect_{key}" not in raw:
+        return raw
+    raw = dict(raw)
+    declared = raw.pop(f"expect_{key}")
+    entries = raw.get(key)
+    if not isinstance(declared, int) or isinstance(declared, bool) or declared < 0:
+        raise CatalogError(file, None, f"expect_{key}", "must be a whole number of entries")
+    if isinstance(entries, list) and len(entries) != declared:
+        raise CatalogError(
+            file,
+            None,
+            key,
+            f"{len(entries)} entries but expect_{key} says {declared} "
+            "(file cut short? fix the file or the count)",
+        )
+    return raw
+
+
+def fleet_shrink(old: Catalog, new: Catalog) -> str | None:
+    """Why a reload that loses cards under an unchanged price-list date is refused, or None.
+
+    Cards leave the fleet with a new price list; the same date with fewer cards is far more
+    likely a half-written or truncated file than a real change.
+    """
+    if new.prices_as_of != old.prices_as_of:
+        return None
+    lost = [c.name for c in old.fleet.cards if c.name not in new.card_by_name]
+    if not lost:
+        return None
+    return str(
+        CatalogError(
+            "cards.yaml",
+            None,
+            "cards",
+            f"{len(lost)} card(s) gone ({', '.join(lost[:3])}{', ...' if len(lost) > 3 else ''}) "
+            f"but prices_as_of is still {new.prices_as_of}: change the date to remove cards",
+        )
+    )
 
 
 def _validate(model: type[M], raw: Any, file: str) -> M:
@@ -342,7 +399,8 @@ def _load_messages(data_dir: Path) -> dict[str, dict[str, str]]:
 def load_catalog(data_dir: Path | str | None = None, price_book: str = "monthly") -> Catalog:
     """Read and cross-check every data file; raise CatalogError on the first problem."""
     d = Path(data_dir) if data_dir is not None else DEFAULT_DATA_DIR
-    fleet = _validate(CardsFile, _read_yaml(d / "cards.yaml"), "cards.yaml")
+    fleet_raw = _declared_count(_read_yaml(d / "cards.yaml"), "cards.yaml", "cards")
+    fleet = _validate(CardsFile, fleet_raw, "cards.yaml")
     models = _validate(ModelsFile, _read_yaml(d / "models.yaml"), "models.yaml").models
     precisions = _validate(PrecisionsFile, _read_yaml(d / "precisions.yaml"), "precisions.yaml")
     shapes = _validate(ShapesFile, _read_yaml(d / "shapes.yaml"), "shapes.yaml").shapes

@@ -68,14 +68,22 @@ _NO_FIT_COLOR = 0xC0392B
 
 _AT = re.compile("@(?!\u200b)")
 _TAG = re.compile(r"<(?=[@#/:a])")  # <@user> <@&role> <#channel> </cmd:id> <:emoji:id>
+_SCHEME = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]{1,31}):(?=//)")  # https:// steam:// ...
+_INVITE = re.compile(r"(?i)\b(discord\.gg|discord(?:app)?\.com/invite|dsc\.gg)/")
 
 
 def escape(text: str) -> str:
-    """Neutralise Markdown and every mention form, so user words show as typed."""
+    """Neutralise Markdown, every mention form and links, so user words show as typed.
+
+    A URL someone typed must not come back from the bot as a live link or an embed: a zero
+    width space after the scheme's colon (and in invite hosts) stops Discord linking it.
+    """
     text = discord.utils.escape_markdown(text)
     text = discord.utils.escape_mentions(text)
     text = _AT.sub("@\u200b", text)
-    return _TAG.sub("<\u200b", text)
+    text = _TAG.sub("<\u200b", text)
+    text = _SCHEME.sub(lambda m: m.group(1) + ":\u200b", text)
+    return _INVITE.sub(lambda m: m.group(1) + "\u200b/", text)
 
 
 def _units(text: str) -> int:

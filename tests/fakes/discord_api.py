@@ -175,14 +175,13 @@ class Fault:
     times: int
     global_: bool
     served: int = 0
+    until: float | None = None  # monotonic deadline: fail every match until then
+    delay: float = 0.0  # a slow, not failing, Discord: handle normally after this long
 
     def matches(self, method: str, path: str) -> bool:
         """Method ``*`` matches any; the regex is searched in the path relative to /api/v10."""
-        return (
-            self.served < self.times
-            and self.method in ("*", method)
-            and self.path_regex.search(path) is not None
-        )
+        live = self.served < self.times if self.until is None else time.monotonic() < self.until
+        return live and self.method in ("*", method) and self.path_regex.search(path) is not None
 
 
 @dataclass
@@ -422,6 +421,26 @@ class FakeDiscord:
         5xx is retried by discord.py after 1 s, 3 s, ... (up to 5 tries).
         """
         fault = Fault(method.upper(), re.compile(path_regex), status, retry_after, times, global_)
+        self.faults.append(fault)
+        return fault
+
+    def fail_for(self, method: str, path_regex: str, seconds: float, status: int = 502) -> Fault:
+        """An outage: every matching REST call fails with ``status`` for the next ``seconds``."""
+        fault = Fault(
+            method.upper(),
+            re.compile(path_regex),
+            status,
+            0.0,
+            0,
+            False,
+            until=time.monotonic() + seconds,
+        )
+        self.faults.append(fault)
+        return fault
+
+    def delay_next(self, method: str, path_regex: str, seconds: float, times: int = 1) -> Fault:
+        """The next ``times`` matching calls are handled normally, but only after ``seconds``."""
+        fault = Fault(method.upper(), re.compile(path_regex), 200, 0.0, times, False, delay=seconds)
         self.faults.append(fault)
         return fault
 
@@ -1149,6 +1168,10 @@ class FakeDiscord:
                 if fault is not None:
                     fault.served += 1
                     self.faults_served += 1
+                if fault is not None and fault.delay > 0:
+                    await asyncio.sleep(fault.delay)
+                    resp = await self._guarded(handler, request)
+                elif fault is not None:
                     rec.faulted = True
                     resp = self._fault_response(fault)
                 else:
@@ -1314,7 +1337,7 @@ class FakeDiscord:
         inter = self._interactions.get(request.match_info["interaction_id"])
         if inter is None or inter.token != request.match_info["token"]:
             return _error(404, "Unknown interaction", 10062)
-        if time.monotonic() - inter.dispatched_at > self.interaction_timeout:
+        if rec.at - inter.dispatched_at > self.interaction_timeout:  # judged on arrival
             return _error(404, "Unknown interaction", 10062)
         if inter.response_type is not None:
             return _error(400, "Interaction has already been acknowledged.", 40060)

@@ -10,6 +10,7 @@ what it must contain (the entry and the field, where there is one).
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,7 +19,12 @@ from typing import Any
 
 import pytest
 import yaml
+from aiohttp.test_utils import TestClient, TestServer
+from pydantic import SecretStr
 
+from bot.desk import Desk
+from bot.settings import Settings
+from bot.web import create_app, reload_logged
 from engine import CatalogError, load_catalog
 from engine.catalog import DEFAULT_DATA_DIR
 
@@ -57,6 +63,32 @@ def seq(*edits: Edit) -> Edit:
     return edit
 
 
+def cut_cards(keep: int, *, drop_count: bool = False) -> Edit:
+    """cards.yaml cut at an entry boundary, as a half-copied or half-written file ends."""
+
+    def edit(data: Path) -> None:
+        path = data / "cards.yaml"
+        head, *entries = path.read_text(encoding="utf-8").split("\n  - name: ")
+        if drop_count:
+            head = re.sub(r"(?m)^expect_cards: \d+\n", "", head)
+        path.write_text("\n  - name: ".join([head, *entries[:keep]]) + "\n", encoding="utf-8")
+
+    return edit
+
+
+def latin1(relpath: str) -> Edit:
+    """The file re-saved in a legacy 8-bit encoding by an editor: no longer UTF-8."""
+
+    def edit(data: Path) -> None:
+        path = data / relpath
+        body = path.read_text(encoding="utf-8")
+        path.write_bytes(
+            body.replace("\n", "\n# café\n", 3).encode("utf-8").replace("é".encode(), b"\xe9")
+        )
+
+    return edit
+
+
 def first(d: dict[str, Any], key: str) -> dict[str, Any]:
     item: dict[str, Any] = d[key][0]
     return item
@@ -76,6 +108,21 @@ def dup_model_alias(d: dict[str, Any]) -> None:
 
 
 CASES = [
+    # cut short, or not UTF-8
+    Case(
+        "cards.yaml cut at an entry boundary",
+        cut_cards(7),
+        "cards.yaml, field cards: 7 entries but expect_cards says 15",
+    ),
+    Case(
+        "cards.yaml count not a number",
+        change("cards.yaml", lambda d: d.update(expect_cards="fifteen")),
+        "cards.yaml, field expect_cards: must be a whole number",
+    ),
+    *[
+        Case(f"{f} not utf-8", latin1(f), f"{f}: not valid UTF-8 at line 2")
+        for f in ("cards.yaml", "models.yaml", "faq.yaml", "messages/pl.yaml")
+    ],
     # missing
     Case("models missing", remove("models.yaml"), "models.yaml: file is missing"),
     Case("precisions missing", remove("precisions.yaml"), "precisions.yaml: file is missing"),
@@ -392,3 +439,57 @@ def test_broken_data_is_refused_naming_the_place(
     for fragment in case.has:
         assert fragment in message, message
     assert "\n" not in message and len(message) < 300  # one line an operator can read
+
+
+# --------------------------------------------------------------------------- reload paths
+
+RELOAD_TOKEN = "data-faults-token-0123456789"
+
+
+@pytest.fixture
+def live(pristine: Path, tmp_path: Path) -> Path:
+    data = tmp_path / "live"
+    shutil.copytree(pristine, data)
+    return data
+
+
+def test_reload_refuses_a_fleet_that_shrinks_under_the_same_date(live: Path) -> None:
+    """Without the count line, losing cards is still refused unless the price list is new."""
+    desk = Desk(load_catalog(live))
+    cut_cards(7, drop_count=True)(live)
+    problem = desk.reload()
+    assert problem is not None and problem.startswith("cards.yaml, field cards: 8 card(s) gone")
+    assert len(desk.catalog.cards) == 15
+    cards = live / "cards.yaml"
+    cards.write_text(
+        cards.read_text(encoding="utf-8").replace('"2026-09-01"', '"2026-10-01"', 1), "utf-8"
+    )
+    assert desk.reload() is None
+    assert len(desk.catalog.cards) == 7 and desk.catalog.prices_as_of == "2026-10-01"
+
+
+@pytest.mark.parametrize(
+    ("damage", "reason"),
+    [
+        (latin1("cards.yaml"), "cards.yaml: not valid UTF-8"),
+        (latin1("messages/th.yaml"), "messages/th.yaml: not valid UTF-8"),
+        (cut_cards(7), "cards.yaml, field cards: 7 entries"),
+        (cut_cards(7, drop_count=True), "cards.yaml, field cards: 8 card(s) gone"),
+    ],
+    ids=["cards latin-1", "messages latin-1", "cards cut", "cards cut, count removed"],
+)
+async def test_http_reload_of_a_bad_file_is_409_json_and_old_data_serves(
+    live: Path, damage: Edit, reason: str
+) -> None:
+    settings = Settings(_env_file=None, vramchat_api_token=SecretStr(RELOAD_TOKEN))
+    desk = Desk(load_catalog(live))
+    auth = {"Authorization": f"Bearer {RELOAD_TOKEN}"}
+    async with TestClient(TestServer(create_app(desk, settings), host="127.0.0.1")) as client:
+        damage(live)
+        resp = await client.post("/v1/reload", headers=auth)
+        assert resp.status == 409 and resp.content_type == "application/json"
+        error = (await resp.json())["error"]
+        assert error["code"] == "reload_refused" and reason in error["message"], error
+        cards = await (await client.get("/v1/cards", headers=auth)).json()
+        assert len(cards) == 15
+    assert await reload_logged(desk) is not None  # the SIGHUP path: refused, never raised
