@@ -17,8 +17,16 @@ from dataclasses import dataclass
 from bot import metrics
 from bot.settings import Settings
 from bot.store import MemoryStore, StateStore, context_from_json, context_to_json
-from engine import Answer, Catalog, CatalogError, Context, ask, context_of, load_catalog
-from engine.catalog import fleet_shrink
+from engine import (
+    Answer,
+    Catalog,
+    CatalogError,
+    Context,
+    ask,
+    context_of,
+    fleet_shrink,
+    load_catalog,
+)
 from engine.i18n import pick_lang
 
 __all__ = [

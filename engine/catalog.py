@@ -11,11 +11,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import yaml
-from pydantic import BaseModel, ValidationError
 
+from engine.datafiles import check_messages, declared_count, validate
 from engine.errors import CatalogError
 from engine.models import (
     LANGS,
@@ -42,9 +42,7 @@ FILES = (
     "faq.yaml",
     "pricebook_hourly.yaml",
 )
-_PLACEHOLDER = re.compile(r"\{(\w+)")
 
-M = TypeVar("M", bound=BaseModel)
 # libyaml's loader is about 7x faster than the pure-Python one; both are the safe loader.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -156,45 +154,6 @@ def _read_yaml(path: Path, name: str | None = None) -> Any:
         raise CatalogError(name, None, None, f"not valid YAML{where}") from exc
 
 
-def _entry_label(raw: Any, loc: tuple[int | str, ...]) -> str | None:
-    """Name the entry an error sits in by its ``name``/``id`` when the data has one."""
-    node = raw
-    label: str | None = None
-    for i, part in enumerate(loc):
-        try:
-            node = node[part]
-        except (KeyError, IndexError, TypeError):
-            break
-        if isinstance(part, int) and isinstance(node, dict):
-            ident = node.get("id") or node.get("name")
-            label = f"{loc[i - 1]}[{part}]" + (f" ({ident})" if ident else "")
-    return label
-
-
-def _declared_count(raw: Any, file: str, key: str) -> Any:
-    """Check and drop an ``expect_<key>: N`` declaration, so a file cut short is refused.
-
-    A YAML file truncated at an entry boundary is still valid YAML with fewer entries; the
-    count, written above the list, survives the cut and tells the two apart.
-    """
-    if not isinstance(raw, dict) or f"expect_{key}" not in raw:
-        return raw
-    raw = dict(raw)
-    declared = raw.pop(f"expect_{key}")
-    entries = raw.get(key)
-    if not isinstance(declared, int) or isinstance(declared, bool) or declared < 0:
-        raise CatalogError(file, None, f"expect_{key}", "must be a whole number of entries")
-    if isinstance(entries, list) and len(entries) != declared:
-        raise CatalogError(
-            file,
-            None,
-            key,
-            f"{len(entries)} entries but expect_{key} says {declared} "
-            "(file cut short? fix the file or the count)",
-        )
-    return raw
-
-
 def fleet_shrink(old: Catalog, new: Catalog) -> str | None:
     """Why a reload that loses cards under an unchanged price-list date is refused, or None.
 
@@ -215,25 +174,6 @@ def fleet_shrink(old: Catalog, new: Catalog) -> str | None:
             f"but prices_as_of is still {new.prices_as_of}: change the date to remove cards",
         )
     )
-
-
-def _validate(model: type[M], raw: Any, file: str) -> M:
-    if not isinstance(raw, dict):
-        raise CatalogError(file, None, None, "top level must be a mapping")
-    try:
-        return model.model_validate(raw)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = tuple(err["loc"])
-        entry = _entry_label(raw, loc)
-        fld = ".".join(str(p) for p in loc if not isinstance(p, int)) or None
-        if err["type"] == "extra_forbidden":
-            problem = "unknown key (check the spelling)"
-        elif err["type"] == "missing":
-            problem = "required field is missing"
-        else:
-            problem = err["msg"]
-        raise CatalogError(file, entry, fld, problem) from exc
 
 
 def _unique(
@@ -344,31 +284,6 @@ def _check_fleet(fleet: CardsFile, books: dict[str, PriceBook]) -> None:
                     raise CatalogError(f"pricebook_{book.name}.yaml", name, fld, "unknown card")
 
 
-def _check_messages(messages: dict[str, dict[str, str]], origin: dict[str, str]) -> None:
-    """Every message must exist in every language with the same placeholders.
-
-    ``origin`` maps a key to the file part it lives in ("" for <lang>.yaml, "telegram" for
-    telegram.<lang>.yaml), so a missing key is reported in the file that should hold it.
-    """
-    en = messages["en"]
-
-    def where(lang: str, key: str) -> str:
-        part = origin.get(key, "")
-        return f"messages/{part + '.' if part else ''}{lang}.yaml"
-
-    for lang in LANGS:
-        table = messages[lang]
-        for key, text in en.items():
-            if key not in table:
-                raise CatalogError(where(lang, key), key, None, "message is missing")
-            if set(_PLACEHOLDER.findall(text)) != set(_PLACEHOLDER.findall(table[key])):
-                raise CatalogError(where(lang, key), key, None, "placeholders differ from English")
-        extra = set(table) - set(en)
-        if extra:
-            key = sorted(extra)[0]
-            raise CatalogError(where(lang, key), key, None, "not in en")
-
-
 def _load_messages(data_dir: Path) -> dict[str, dict[str, str]]:
     """``messages/<lang>.yaml`` plus any ``messages/<part>.<lang>.yaml`` (one per adapter)."""
     out: dict[str, dict[str, str]] = {}
@@ -392,20 +307,20 @@ def _load_messages(data_dir: Path) -> dict[str, dict[str, str]]:
                 if lang == "en":
                     origin[str(key)] = part
         out[lang] = table
-    _check_messages(out, origin)
+    check_messages(out, origin)
     return out
 
 
 def load_catalog(data_dir: Path | str | None = None, price_book: str = "monthly") -> Catalog:
     """Read and cross-check every data file; raise CatalogError on the first problem."""
     d = Path(data_dir) if data_dir is not None else DEFAULT_DATA_DIR
-    fleet_raw = _declared_count(_read_yaml(d / "cards.yaml"), "cards.yaml", "cards")
-    fleet = _validate(CardsFile, fleet_raw, "cards.yaml")
-    models = _validate(ModelsFile, _read_yaml(d / "models.yaml"), "models.yaml").models
-    precisions = _validate(PrecisionsFile, _read_yaml(d / "precisions.yaml"), "precisions.yaml")
-    shapes = _validate(ShapesFile, _read_yaml(d / "shapes.yaml"), "shapes.yaml").shapes
-    faq = _validate(FaqFile, _read_yaml(d / "faq.yaml"), "faq.yaml").topics
-    book = _validate(PriceBook, _read_yaml(d / "pricebook_hourly.yaml"), "pricebook_hourly.yaml")
+    fleet_raw = declared_count(_read_yaml(d / "cards.yaml"), "cards.yaml", "cards")
+    fleet = validate(CardsFile, fleet_raw, "cards.yaml")
+    models = validate(ModelsFile, _read_yaml(d / "models.yaml"), "models.yaml").models
+    precisions = validate(PrecisionsFile, _read_yaml(d / "precisions.yaml"), "precisions.yaml")
+    shapes = validate(ShapesFile, _read_yaml(d / "shapes.yaml"), "shapes.yaml").shapes
+    faq = validate(FaqFile, _read_yaml(d / "faq.yaml"), "faq.yaml").topics
+    book = validate(PriceBook, _read_yaml(d / "pricebook_hourly.yaml"), "pricebook_hourly.yaml")
     books = {book.name: book}
     messages = _load_messages(d)
     _check_fleet(fleet, books)

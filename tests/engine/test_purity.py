@@ -93,6 +93,7 @@ def test_public_api_is_pinned() -> None:
         "compose_question",
         "context_of",
         "default_catalog",
+        "fleet_shrink",
         "fmt_gb",
         "fmt_num",
         "fmt_usd",
