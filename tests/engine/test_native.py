@@ -14,13 +14,13 @@ import pytest
 import yaml
 
 from engine import Catalog, CatalogError, ask, load_catalog
+from engine.answer import model_ref
 from engine.catalog import DEFAULT_DATA_DIR
-from engine.models import AttentionShape, LayerTypes, ModelRef, ModelSpec, RecurrentState
+from engine.models import AttentionShape, ModelRef, ModelSpec
 from engine.native import embeddings_b, experts_b
 from engine.recommend import Workload, set_allowed, set_headroom_gb
 from engine.sizing import GB, kv_bytes_per_token, kv_cache_gb, recurrent_state_bytes
 
-NEMOTRON_H_SPLIT: dict[str, int] = {}
 MXFP4 = 4.25 / 8  # bytes per weight: E2M1 + one E8M0 scale per 32
 CTX = 8192
 
@@ -46,6 +46,38 @@ EXTRA_PARAMS = {
     # PLE table (262144 x 35 x 256), plus use_double_wide_mlp: the 20 KV-shared layers have an
     # MLP of 2 x 6144, i.e. 20 x 3 x 1536 x 6144 more than intermediate_size says
     "gemma-4-e2b": 262144 * 35 * 256 + 20 * 3 * 1536 * 6144,
+    # gemma-3n-E4B: PLE table 262144 x 35 x 256, per_layer_model_projection 2048 x 35*256,
+    # per-layer input gate + projection 35 x 2 x 2048 x 256, AltUp projections 6 x 2048 x 2048,
+    # LAuReL 35 x 2 x 2048 x 64
+    "gemma-3n-e4b": 262144 * 35 * 256
+    + 2048 * 35 * 256
+    + 35 * 2 * 2048 * 256
+    + 6 * 2048 * 2048
+    + 35 * 2 * 2048 * 64,
+}
+
+
+def _vit(depth: int, width: int, inter: int, out: int, mergers: int, *, gated: bool) -> int:
+    """A Qwen vision tower: blocks (qkv + proj, MLP), patch mergers (4w -> 4w -> out), patches."""
+    block = 4 * width * width + (3 if gated else 2) * width * inter
+    merger = 16 * width * width + 4 * width * out
+    return depth * block + mergers * merger + 3 * 2 * 16 * 16 * width
+
+
+# Entries whose params_b includes the vision tower: vision_config values of each config.json
+# (Qwen3-VL: 3 deepstack mergers besides the final one; Qwen2.5-VL: gated MLP, 32 layers).
+VISION_PARAMS = {
+    "qwen2.5-vl-7b": _vit(32, 1280, 3420, 3584, 1, gated=True),
+    "qwen3-vl-235b-a22b": _vit(27, 1152, 4304, 4096, 4, gated=False),
+    "qwen3-vl-30b-a3b": _vit(27, 1152, 4304, 2048, 4, gated=False),
+    "qwen3-vl-32b": _vit(27, 1152, 4304, 5120, 4, gated=False),
+    "qwen3-vl-8b": _vit(27, 1152, 4304, 4096, 4, gated=False),
+    "qwen3-vl-4b": _vit(24, 1024, 4096, 2560, 4, gated=False),
+    "qwen3-vl-2b": _vit(24, 1024, 4096, 2048, 4, gated=False),
+    "qwen3.5-27b": _vit(27, 1152, 4304, 5120, 1, gated=False),
+    "qwen3.5-35b-a3b": _vit(27, 1152, 4304, 2048, 1, gated=False),
+    "qwen3.5-122b-a10b": _vit(27, 1152, 4304, 3072, 1, gated=False),
+    "qwen3.5-397b-a17b": _vit(27, 1152, 4304, 4096, 1, gated=False),
 }
 
 
@@ -77,9 +109,10 @@ def _state_layer_params(m: ModelSpec) -> int:
 
 
 def test_every_entry_has_a_split_that_adds_up_to_params(cat: Catalog) -> None:
-    """Experts + embeddings + attention (or recurrent layers) + dense MLPs, from config values,
-    land within 3% of params_b for every gated-MLP model without MLA (MLA attention has no simple
-    closed form). Nemotron-H hybrids (MLP-only layers, ungated MLPs) have their own test."""
+    """Experts + embeddings + attention (or recurrent layers) + dense MLPs (+ a vision tower),
+    from config values, land within 3% of params_b for every gated-MLP model without MLA (MLA
+    attention has no simple closed form). Nemotron-H hybrids (MLP-only layers, ungated MLPs)
+    are checked one by one below."""
     checked = 0
     for m in cat.models:
         if m.mla is not None or m.family == "Falcon":  # Falcon's MLP is not gated (2 matrices)
@@ -93,11 +126,47 @@ def test_every_entry_has_a_split_that_adds_up_to_params(cat: Catalog) -> None:
             assert m.moe.moe_layers and m.moe.expert_intermediate_size
             width = m.moe.shared_experts * m.moe.expert_intermediate_size
             mlp += m.moe.moe_layers * 3 * m.hidden_size * width
-        own = _attention_params(m) + _state_layer_params(m) + mlp + EXTRA_PARAMS.get(m.id, 0)
+        own = _attention_params(m) + _state_layer_params(m) + mlp
+        own += EXTRA_PARAMS.get(m.id, 0) + VISION_PARAMS.get(m.id, 0)
         total = own / 1e9 + (experts_b(m) or 0.0) + embeddings_b(m)
         assert total == pytest.approx(m.params_b, rel=0.03), m.id
         checked += 1
-    assert checked >= 85
+    assert checked >= 110
+
+
+# Nemotron-H, by hand from each config.json: embeddings (untied), attention layers ('*'),
+# MLP-only layers ('-', ReLU^2: up + down) or MoE layers ('E': ungated experts, a shared expert,
+# a router), and Mamba2 layers ('M': in_proj to 2 x d_inner + 2 x n_groups x state + heads,
+# out_proj, conv over d_inner + 2 x n_groups x state channels).
+NEMOTRON_H_SPLIT = {
+    "nemotron-nano-9b-v2": 131072 * 4480 * 2
+    + 4 * 4480 * 128 * 2 * (40 + 8)
+    + 25 * 2 * 4480 * 15680
+    + 27 * (4480 * (2 * 10240 + 2 * 8 * 128 + 128) + 10240 * 4480 + 12288 * 4),
+    "nemotron-3-nano-30b-a3b": 131072 * 2688 * 2
+    + 6 * 2688 * 128 * 2 * (32 + 2)
+    + 23 * (128 * 2 * 2688 * 1856 + 2 * 2688 * 3712 + 128 * 2688)
+    + 23 * (2688 * (2 * 4096 + 2 * 8 * 128 + 64) + 4096 * 2688 + 6144 * 4),
+}
+
+
+@pytest.mark.parametrize("model_id", sorted(NEMOTRON_H_SPLIT))
+def test_nemotron_h_parameters_from_the_config(cat: Catalog, model_id: str) -> None:
+    m = cat.model_by_id[model_id]
+    assert NEMOTRON_H_SPLIT[model_id] / 1e9 == pytest.approx(m.params_b, rel=0.01)
+    assert embeddings_b(m) == 131072 * m.hidden_size * 2 / 1e9
+
+
+def test_ungated_experts_count_two_matrices(cat: Catalog) -> None:
+    # Nemotron 3 Nano: 23 MoE layers x 128 experts x (up + down) x 2688 x 1856 = 29.37B; with the
+    # gated rule (3 matrices) the experts alone would be 44.06B, more than the whole model.
+    m = cat.model_by_id["nemotron-3-nano-30b-a3b"]
+    assert experts_b(m) == 23 * 128 * 2 * 2688 * 1856 / 1e9
+    assert (experts_b(m) or 0) < m.params_b < 23 * 128 * 3 * 2688 * 1856 / 1e9
+    a = ask("nemotron 3 nano 30b", catalog=cat)
+    assert a.memory_gb is not None and a.request is not None
+    assert a.request.model is not None and a.request.model.id == m.id
+    assert a.memory_gb["weights"] == pytest.approx(m.params_b * 2)  # BF16 release
 
 
 def test_every_entry_has_native_precision_tasks_and_source(cat: Catalog) -> None:
@@ -214,87 +283,76 @@ def test_q8_0_and_q4_0_kv_caches(cat: Catalog) -> None:
         assert a.memory_gb["kv_cache"] == pytest.approx(kv, rel=1e-9)
 
 
-def _ref(**kw: Any) -> ModelRef:
-    return ModelRef(name="test", assumed=False, params_b=1.0, attention_heads=16, **kw)
+def _ref(cat: Catalog, model_id: str) -> ModelRef:
+    return model_ref(cat.model_by_id[model_id])
 
 
-# Qwen3-Next-80B-A3B config.json: 48 layers, full_attention_interval 4, 2 KV heads x 256,
-# linear_num_value_heads 32, linear_key_head_dim = linear_value_head_dim = 128,
-# linear_num_key_heads 16, linear_conv_kernel_dim 4.
-QWEN3_NEXT = _ref(
-    layers=48,
-    kv_heads=2,
-    head_dim=256,
-    layer_types=LayerTypes(full=12, linear=36),
-    recurrent_state=RecurrentState(
-        heads=32, key_dim=128, value_dim=128, conv_kernel=4, conv_channels=2 * 16 * 128 + 32 * 128
-    ),
-)
-# NVIDIA-Nemotron-Nano-9B-v2 config.json: 56 layers (hybrid_override_pattern: 4 attention,
-# 27 Mamba2, 25 MLP-only), 8 KV heads x 128, mamba_num_heads 128, mamba_head_dim 80,
-# ssm_state_size 128, n_groups 8, conv_kernel 4.
-NEMOTRON_NANO = _ref(
-    layers=56,
-    kv_heads=8,
-    head_dim=128,
-    layer_types=LayerTypes(full=4, mamba=27, none=25),
-    recurrent_state=RecurrentState(
-        heads=128, key_dim=128, value_dim=80, conv_kernel=4, conv_channels=128 * 80 + 2 * 8 * 128
-    ),
-)
-
-
-def test_hybrid_kv_counts_only_full_attention_layers() -> None:
-    assert kv_bytes_per_token(QWEN3_NEXT, 2.0, CTX) == 12 * 2 * 2 * 256 * 2  # 24,576
-    assert kv_bytes_per_token(NEMOTRON_NANO, 2.0, CTX) == 4 * 2 * 8 * 128 * 2  # 16,384
+def test_hybrid_kv_counts_only_full_attention_layers(cat: Catalog) -> None:
+    # Qwen3-Next-80B-A3B: 48 layers, full_attention_interval 4 -> 12 full layers, 2 KV heads x 256.
+    qwen = _ref(cat, "qwen3-next-80b-a3b")
+    assert kv_bytes_per_token(qwen, 2.0, CTX) == 12 * 2 * 2 * 256 * 2  # 24,576
+    # Nemotron-Nano-9B-v2: hybrid_override_pattern has 4 '*' of 56 layers, 8 KV heads x 128.
+    nano = _ref(cat, "nemotron-nano-9b-v2")
+    assert kv_bytes_per_token(nano, 2.0, CTX) == 4 * 2 * 8 * 128 * 2  # 16,384
+    # Nemotron 3 Nano 30B-A3B: 6 '*' of 52 layers, 2 KV heads x 128.
+    nano3 = _ref(cat, "nemotron-3-nano-30b-a3b")
+    assert kv_bytes_per_token(nano3, 2.0, CTX) == 6 * 2 * 2 * 128 * 2  # 6,144
     # Counting every layer would over-state them 4x and 14x.
-    plain = _ref(layers=48, kv_heads=2, head_dim=256)
-    assert kv_bytes_per_token(plain, 2.0, CTX) / kv_bytes_per_token(QWEN3_NEXT, 2.0, CTX) == 4
+    every = qwen.model_copy(update={"layer_types": None})
+    assert kv_bytes_per_token(every, 2.0, CTX) == 4 * kv_bytes_per_token(qwen, 2.0, CTX)
+    every = nano.model_copy(update={"layer_types": None})
+    assert kv_bytes_per_token(every, 2.0, CTX) == 14 * kv_bytes_per_token(nano, 2.0, CTX)
 
 
-def test_hybrid_recurrent_state_is_fixed_per_sequence() -> None:
+def test_hybrid_recurrent_state_is_fixed_per_sequence(cat: Catalog) -> None:
+    # Gated DeltaNet: 32 value heads x 128 x 128, conv 4 over 2*16*128 + 32*128 channels.
     qwen_layer = 32 * 128 * 128 * 2 + (2 * 16 * 128 + 32 * 128) * 3 * 2
-    assert recurrent_state_bytes(QWEN3_NEXT) == 36 * qwen_layer  # 39,518,208
-    nemo_layer = 128 * 128 * 80 * 2 + (128 * 80 + 2 * 8 * 128) * 3 * 2
-    assert recurrent_state_bytes(NEMOTRON_NANO) == 27 * nemo_layer  # 72,769,536
+    qwen = _ref(cat, "qwen3-next-80b-a3b")
+    assert recurrent_state_bytes(qwen) == 36 * qwen_layer  # 39,518,208
+    # Mamba2: mamba_num_heads x ssm_state_size x mamba_head_dim, conv 4 over
+    # mamba_num_heads*mamba_head_dim + 2*n_groups*ssm_state_size channels.
+    nano_layer = 128 * 128 * 80 * 2 + (128 * 80 + 2 * 8 * 128) * 3 * 2
+    assert recurrent_state_bytes(_ref(cat, "nemotron-nano-9b-v2")) == 27 * nano_layer  # 72,769,536
+    nano3_layer = 64 * 128 * 64 * 2 + (64 * 64 + 2 * 8 * 128) * 3 * 2
+    assert recurrent_state_bytes(_ref(cat, "nemotron-3-nano-30b-a3b")) == 23 * nano3_layer
     # State does not grow with context, and is held once per sequence.
     for ctx in (1024, CTX, 131072):
         grow = 12 * 2 * 2 * 256 * 2 * ctx
-        assert kv_cache_gb(QWEN3_NEXT, 2.0, ctx, 4) == pytest.approx(
-            4 * (grow + 36 * qwen_layer) / GB
-        )
+        assert kv_cache_gb(qwen, 2.0, ctx, 4) == pytest.approx(4 * (grow + 36 * qwen_layer) / GB)
+    # The answer for the named model carries the same cache: 8k tokens, FP16 KV, one sequence.
+    a = ask("qwen3-next-80b-a3b", catalog=cat)
+    assert a.memory_gb is not None
+    hand = (12 * 2 * 2 * 256 * 2 * CTX + 36 * qwen_layer) / GB
+    assert a.memory_gb["kv_cache"] == pytest.approx(hand, rel=1e-9)
 
 
-def test_shared_kv_layers_add_nothing() -> None:
-    # gemma-3n-E4B text_config: 35 layers, pattern 4 sliding : 1 full, sliding_window 512,
-    # num_kv_shared_layers 15 (the last 15 reuse earlier KV), 2 KV heads x 256.
-    # The first 20 layers hold KV: 16 sliding + 4 full.
-    gemma3n = _ref(
-        layers=35,
-        kv_heads=2,
-        head_dim=256,
-        sliding_window=512,
-        sliding_layers=16,
-        layer_types=LayerTypes(full=4, sliding=16, shared_kv=15),
-    )
+def test_shared_kv_layers_add_nothing(cat: Catalog) -> None:
+    # gemma-3n-E4B text_config: 35 layers, full attention every 5th, sliding_window 512,
+    # num_kv_shared_layers 15 (the last 15 reuse earlier KV), 2 KV heads x 256: only layers
+    # 0-19 hold KV, 16 sliding + 4 full.
+    gemma3n = _ref(cat, "gemma-3n-e4b")
     per = 2 * 2 * 256 * 2
-    assert kv_cache_gb(gemma3n, 2.0, CTX, 1) == pytest.approx((4 * CTX + 16 * 512) * per / GB)
+    hand = (4 * CTX + 16 * 512) * per / GB
+    assert kv_cache_gb(gemma3n, 2.0, CTX, 1) == pytest.approx(hand)
     assert recurrent_state_bytes(gemma3n) == 0
+    a = ask("gemma 3n e4b", catalog=cat)
+    assert a.memory_gb is not None and a.memory_gb["kv_cache"] == pytest.approx(hand)
+    # Counting the 15 shared layers as their own would add 3 full + 12 sliding layers.
+    unshared = gemma3n.model_copy(update={"layer_types": None, "sliding_layers": 28})
+    assert kv_cache_gb(unshared, 2.0, CTX, 1) == pytest.approx((7 * CTX + 28 * 512) * per / GB)
 
 
-def test_full_attention_override_shape() -> None:
-    m = _ref(
-        layers=6,
-        kv_heads=8,
-        head_dim=256,
-        sliding_window=1024,
-        sliding_layers=5,
-        layer_types=LayerTypes(full=1, sliding=5),
-        full_attention=AttentionShape(kv_heads=4, head_dim=512),
-    )
-    assert kv_cache_gb(m, 2.0, CTX, 1) == pytest.approx(
-        (CTX * 2 * 4 * 512 * 2 + 5 * 1024 * 2 * 8 * 256 * 2) / GB
-    )
+def test_full_attention_layers_in_their_own_shape(cat: Catalog) -> None:
+    # Gemma 4 31B: 50 sliding layers (16 KV heads x 256, window 1024) + 10 full layers with
+    # num_global_key_value_heads 4 x global_head_dim 512.
+    m = _ref(cat, "gemma-4-31b")
+    hand = (10 * CTX * 2 * 4 * 512 * 2 + 50 * 1024 * 2 * 16 * 256 * 2) / GB
+    assert kv_cache_gb(m, 2.0, CTX, 1) == pytest.approx(hand)
+    # Gemma 4 E4B adds KV sharing: 24 of 42 layers hold a cache (20 sliding 2 x 256 in a
+    # 512 window, 4 full 2 x 512).
+    e4b = _ref(cat, "gemma-4-e4b")
+    hand = (4 * CTX * 2 * 2 * 512 * 2 + 20 * 512 * 2 * 2 * 256 * 2) / GB
+    assert kv_cache_gb(e4b, 2.0, CTX, 1) == pytest.approx(hand)
 
 
 # --------------------------------------------------------------------------- several cards
