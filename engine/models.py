@@ -128,6 +128,8 @@ class MoE(_Data):
     # projections per routed expert: 3 for gated experts (gate, up, down), 2 for ungated
     # ReLU^2 experts (up, down) such as Nemotron-H's
     expert_matrices: int = Field(default=3, ge=2, le=3)
+    # width the experts work in when it is not hidden_size (latent MoE: moe_latent_size)
+    expert_hidden_size: int | None = Field(default=None, gt=0)
 
 
 class NativePrecision(_Data):

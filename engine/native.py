@@ -30,7 +30,8 @@ def experts_b(m: ModelSpec) -> float | None:
     """Routed-expert parameters (billions) from config values, or None for a dense model."""
     if m.moe is None or m.moe.expert_intermediate_size is None or m.moe.moe_layers is None:
         return None
-    per_expert = m.moe.expert_matrices * m.hidden_size * m.moe.expert_intermediate_size
+    width = m.moe.expert_hidden_size or m.hidden_size
+    per_expert = m.moe.expert_matrices * width * m.moe.expert_intermediate_size
     return m.moe.moe_layers * m.moe.experts * per_expert / 1e9
 
 

@@ -115,13 +115,14 @@ def test_every_entry_has_a_split_that_adds_up_to_params(cat: Catalog) -> None:
     are checked one by one below."""
     checked = 0
     for m in cat.models:
-        if m.mla is not None or m.family == "Falcon":  # Falcon's MLP is not gated (2 matrices)
+        if m.mla is not None or m.family == "Falcon":  # Falcon: parallel MQA block, 2-matrix MLP
             continue
         if m.layer_types is not None and m.layer_types.none:
-            assert m.id in NEMOTRON_H_SPLIT, m.id
+            assert m.id in HAND_SPLIT, m.id
             continue
         dense_layers = m.layers - (m.moe.moe_layers or 0 if m.moe else 0)
-        mlp = dense_layers * 3 * m.hidden_size * (m.intermediate_size or 0)
+        matrices = 2 if m.family in UNGATED_MLP else 3
+        mlp = dense_layers * matrices * m.hidden_size * (m.intermediate_size or 0)
         if m.moe is not None and m.moe.shared_experts:
             assert m.moe.moe_layers and m.moe.expert_intermediate_size
             width = m.moe.shared_experts * m.moe.expert_intermediate_size
@@ -131,14 +132,18 @@ def test_every_entry_has_a_split_that_adds_up_to_params(cat: Catalog) -> None:
         total = own / 1e9 + (experts_b(m) or 0.0) + embeddings_b(m)
         assert total == pytest.approx(m.params_b, rel=0.03), m.id
         checked += 1
-    assert checked >= 110
+    assert checked >= 140
 
 
-# Nemotron-H, by hand from each config.json: embeddings (untied), attention layers ('*'),
+# Families whose dense MLP is ungated (up + down only): StarCoder2 and Phi-2 (GELU c_fc / c_proj),
+# Nemotron-Mini (ReLU^2).
+UNGATED_MLP = {"StarCoder2", "Phi-2", "Nemotron"}
+
+# Models with state-free layers ('none'), by hand from each config.json. Nemotron-H: embeddings (untied), attention layers ('*'),
 # MLP-only layers ('-', ReLU^2: up + down) or MoE layers ('E': ungated experts, a shared expert,
 # a router), and Mamba2 layers ('M': in_proj to 2 x d_inner + 2 x n_groups x state + heads,
 # out_proj, conv over d_inner + 2 x n_groups x state channels).
-NEMOTRON_H_SPLIT = {
+HAND_SPLIT = {
     "nemotron-nano-9b-v2": 131072 * 4480 * 2
     + 4 * 4480 * 128 * 2 * (40 + 8)
     + 25 * 2 * 4480 * 15680
@@ -147,14 +152,48 @@ NEMOTRON_H_SPLIT = {
     + 6 * 2688 * 128 * 2 * (32 + 2)
     + 23 * (128 * 2 * 2688 * 1856 + 2 * 2688 * 3712 + 128 * 2688)
     + 23 * (2688 * (2 * 4096 + 2 * 8 * 128 + 64) + 4096 * 2688 + 6144 * 4),
+    # Latent MoE: each MoE layer projects 4096 -> moe_latent_size 1024 and back, its 512 experts
+    # work at 1024 x 2688; the shared expert (5376) works at full width.
+    "nemotron-3-super-120b-a12b": 131072 * 4096 * 2
+    + 8 * 4096 * 128 * 2 * (32 + 2)
+    + 40 * (512 * 2 * 1024 * 2688 + 2 * 4096 * 1024 + 2 * 4096 * 5376 + 512 * 4096)
+    + 40 * (4096 * (2 * 8192 + 2 * 8 * 128 + 128) + 8192 * 4096 + 10240 * 4),
+    "nemotron-3-ultra-550b-a55b": 131072 * 8192 * 2
+    + 12 * 8192 * 128 * 2 * (64 + 2)
+    + 48 * (512 * 2 * 2048 * 5120 + 2 * 8192 * 2048 + 2 * 8192 * 10240 + 512 * 8192)
+    + 48 * (8192 * (2 * 16384 + 2 * 8 * 128 + 256) + 16384 * 8192 + 18432 * 4),
+    "nemotron-h-56b": 131072 * 8192 * 2
+    + 10 * 8192 * 128 * 2 * (64 + 8)
+    + 54 * 2 * 8192 * 32768
+    + 54 * (8192 * (2 * 16384 + 2 * 8 * 256 + 256) + 16384 * 8192 + 20480 * 4),
+    # Llama-3.3-Nemotron-Super-49B (NAS): 49 blocks keep GQA attention (8 KV heads), 31 have none;
+    # gated FFN widths per block_configs: 49 x 28672, 10 x 7168, 8 x 5632, 6 x 14336, 6 x 2816,
+    # 1 x 17920.
+    "llama-3.3-nemotron-super-49b": 128256 * 8192 * 2
+    + 49 * 8192 * 128 * 2 * (64 + 8)
+    + 3 * 8192 * (49 * 28672 + 10 * 7168 + 8 * 5632 + 6 * 14336 + 6 * 2816 + 17920),
 }
 
 
-@pytest.mark.parametrize("model_id", sorted(NEMOTRON_H_SPLIT))
+@pytest.mark.parametrize("model_id", sorted(HAND_SPLIT))
 def test_nemotron_h_parameters_from_the_config(cat: Catalog, model_id: str) -> None:
     m = cat.model_by_id[model_id]
-    assert NEMOTRON_H_SPLIT[model_id] / 1e9 == pytest.approx(m.params_b, rel=0.01)
-    assert embeddings_b(m) == 131072 * m.hidden_size * 2 / 1e9
+    assert HAND_SPLIT[model_id] / 1e9 == pytest.approx(m.params_b, rel=0.01)
+    assert embeddings_b(m) == m.vocab_size * m.hidden_size * 2 / 1e9
+
+
+def test_latent_experts_work_in_their_own_width(cat: Catalog) -> None:
+    # Nemotron 3 Super: 40 x 512 x (up + down) x moe_latent_size 1024 x 2688 = 112.74B of 120.7B.
+    m = cat.model_by_id["nemotron-3-super-120b-a12b"]
+    assert experts_b(m) == 40 * 512 * 2 * 1024 * 2688 / 1e9
+    ultra = cat.model_by_id["nemotron-3-ultra-550b-a55b"]
+    assert experts_b(ultra) == 48 * 512 * 2 * 2048 * 5120 / 1e9
+
+
+def test_no_split_exceeds_the_model(cat: Catalog) -> None:
+    """Routed experts plus embeddings, derived from the config, stay below params_b."""
+    for m in cat.models:
+        assert (experts_b(m) or 0.0) + embeddings_b(m) < m.params_b, m.id
 
 
 def test_ungated_experts_count_two_matrices(cat: Catalog) -> None:
@@ -234,13 +273,21 @@ def test_deepseek_r1_and_kimi_k2_ship_in_fp8(cat: Catalog) -> None:
     assert a.memory_gb["weights"] == pytest.approx((671.0 - emb) * 1 + emb * 2, rel=1e-9)
     assert "fp8_cards" in {n.code for n in a.caveats}
     # Kimi K2: the routed experts alone (60 MoE layers x 384 x 3 x 7168 x 2048 = 1014.7B) exceed
-    # the card's rounded "1T", so the split from config.json counts: experts + embeddings.
+    # the card's rounded "1T", so params_b is the config-derived 1026.4B: experts, embeddings and
+    # the rest (attention, dense and shared MLPs, router), all linear layers in FP8.
     experts = 60 * 384 * 3 * 7168 * 2048 / 1e9
     emb = 163840 * 7168 * 2 / 1e9
+    rest = 1026.4 - experts - emb
+    assert 9 < rest < 10  # MLA 6.2B + dense and shared MLPs 3.0B + router 0.2B
     a = ask("kimi k2", catalog=cat)
     assert a.request is not None and a.request.precision == "fp8"
     assert a.memory_gb is not None
-    assert a.memory_gb["weights"] == pytest.approx(experts * 1 + emb * 2, rel=1e-9)
+    assert a.memory_gb["weights"] == pytest.approx(experts * 1 + emb * 2 + rest * 1, rel=1e-9)
+    # Kimi K2 Thinking ships INT4 experts (a 16-bit scale per 32 weights: 4.5 bits), BF16 rest.
+    a = ask("kimi k2 thinking", catalog=cat)
+    assert a.request is not None and a.memory_gb is not None
+    assert a.request.weight_parts is not None and a.request.weight_parts.experts == "int4-g32"
+    assert a.memory_gb["weights"] == pytest.approx(experts * 4.5 / 8 + (emb + rest) * 2, rel=1e-9)
 
 
 def test_precision_defaults(cat: Catalog) -> None:
@@ -445,6 +492,7 @@ def _broken(tmp_path: Path, model_id: str, update: dict[str, Any]) -> Path:
             "recurrent_state",
             "linear / mamba layers need it",
         ),
+        ("kimi-k2", {"params_b": 1000}, "params_b", "experts and embeddings"),
     ],
 )
 def test_bad_model_fields_are_refused_by_name(
