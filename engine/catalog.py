@@ -230,6 +230,14 @@ def _check_model_parts(m: ModelSpec, precisions: set[str]) -> None:
             )
         if m.moe.moe_layers > m.layers:
             raise CatalogError(f, m.id, "moe.moe_layers", "cannot exceed layers")
+        width = m.moe.expert_hidden_size or m.hidden_size
+        experts = m.moe.moe_layers * m.moe.experts * m.moe.expert_matrices * width
+        experts *= m.moe.expert_intermediate_size
+        embeddings = m.vocab_size * m.hidden_size * (1 if m.tie_word_embeddings else 2)
+        if experts + embeddings >= m.params_b * 1e9:
+            raise CatalogError(
+                f, m.id, "params_b", "routed experts and embeddings from the config exceed it"
+            )
     native = m.native_precision
     for part in ("experts", "dense", "embeddings"):
         name = getattr(native, part)

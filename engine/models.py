@@ -115,6 +115,11 @@ class MoE(_Data):
     shared_experts: int = Field(ge=0)
     expert_intermediate_size: int | None = Field(default=None, gt=0)
     moe_layers: int | None = Field(default=None, gt=0)
+    # projections per routed expert: 3 for gated experts (gate, up, down), 2 for ungated
+    # ReLU^2 experts (up, down) such as Nemotron-H's
+    expert_matrices: int = Field(default=3, ge=2, le=3)
+    # width the experts work in when it is not hidden_size (latent MoE: moe_latent_size)
+    expert_hidden_size: int | None = Field(default=None, gt=0)
 
 
 class NativePrecision(_Data):
@@ -147,7 +152,7 @@ class RecurrentState(_Data):
     heads: int = Field(gt=0)
     key_dim: int = Field(gt=0)
     value_dim: int = Field(gt=0)
-    conv_kernel: int = Field(gt=0)
+    conv_kernel: int = Field(ge=0)  # 0: no causal conv (MiniMax lightning attention)
     conv_channels: int = Field(ge=0)
 
 

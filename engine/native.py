@@ -20,8 +20,6 @@ from engine.sizing import mixed_weights_gb
 if TYPE_CHECKING:
     from engine.understand import Query
 
-# gate, up and down projections of a gated MLP (SwiGLU / GeGLU): 3 matrices of hidden x width
-MLP_MATRICES = 3
 BASELINE = "bf16"
 OLLAMA_DEFAULT = "q4_k_m"  # what library tags without a quantisation suffix serve
 # "llama3.1:70b", "gpt-oss:120b", "qwen3:latest": a name, a colon and a size or "latest".
@@ -33,7 +31,8 @@ def experts_b(m: ModelSpec) -> float | None:
     """Routed-expert parameters (billions) from config values, or None for a dense model."""
     if m.moe is None or m.moe.expert_intermediate_size is None or m.moe.moe_layers is None:
         return None
-    per_expert = MLP_MATRICES * m.hidden_size * m.moe.expert_intermediate_size
+    width = m.moe.expert_hidden_size or m.hidden_size
+    per_expert = m.moe.expert_matrices * width * m.moe.expert_intermediate_size
     return m.moe.moe_layers * m.moe.experts * per_expert / 1e9
 
 

@@ -118,7 +118,7 @@ def recurrent_state_bytes(model: ModelRef) -> float:
     if rs is None or lt is None:
         return 0.0
     per_layer = (
-        rs.heads * rs.key_dim * rs.value_dim + rs.conv_channels * (rs.conv_kernel - 1)
+        rs.heads * rs.key_dim * rs.value_dim + rs.conv_channels * max(rs.conv_kernel - 1, 0)
     ) * STATE_BYTES
     return (lt.linear + lt.mamba) * per_layer
 

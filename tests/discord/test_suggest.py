@@ -31,7 +31,7 @@ def test_lama_lists_llama_models(catalog: Catalog) -> None:
 
 def test_version_narrows_and_size_ranks(catalog: Catalog) -> None:
     assert names(suggest_models(catalog, "llama 3.1")) == [
-        "Llama 3.1 8B", "Llama 3.1 70B", "Llama 3.1 405B",
+        "Llama 3.1 8B", "Llama 3.1 70B", "Llama 3.1 405B", "Llama 3.1 Nemotron 70B Instruct",
     ]  # fmt: skip
     top = names(suggest_models(catalog, "lama 70b"))[:4]
     assert all("70B" in n for n in top)

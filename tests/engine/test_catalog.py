@@ -145,3 +145,24 @@ def test_missing_adapter_message_names_the_adapter_file(data: Path) -> None:
     key = sorted(raw)[0]
     edit_yaml(path, lambda d: d.pop(key))
     assert refused(data) == f"messages/telegram.pl.yaml, entry {key}: message is missing"
+
+
+def test_catalog_has_120_sourced_models_with_native_precision(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The issue's bar: at least 120 models, each saying where its values were read and what
+    its official checkpoint stores; `vram check-data` reports that count."""
+    from bot.cli import main
+
+    cat = load_catalog()
+    assert len(cat.models) >= 120
+    assert len({m.id for m in cat.models}) == len(cat.models)
+    for m in cat.models:
+        assert m.source.strip() and m.native_precision.source.strip(), m.id
+        assert m.native_precision.dense in cat.precision_by_name, m.id
+        assert m.native_precision.embeddings in cat.precision_by_name, m.id
+        if m.native_precision.experts is not None:
+            assert m.native_precision.experts in cat.precision_by_name, m.id
+    assert main(["check-data"]) == 0
+    out = capsys.readouterr().out
+    assert f", {len(cat.models)} models, " in out

@@ -14,8 +14,9 @@ import pytest
 import yaml
 
 from engine import Catalog, CatalogError, ask, load_catalog
+from engine.answer import model_ref
 from engine.catalog import DEFAULT_DATA_DIR
-from engine.models import AttentionShape, LayerTypes, ModelRef, RecurrentState
+from engine.models import AttentionShape, ModelRef, ModelSpec
 from engine.native import embeddings_b, experts_b
 from engine.recommend import Workload, set_allowed, set_headroom_gb
 from engine.sizing import GB, kv_bytes_per_token, kv_cache_gb, recurrent_state_bytes
@@ -38,24 +39,173 @@ def weights(text: str, cat: Catalog) -> float:
 # --------------------------------------------------------------------------- parameter split
 
 
-def test_every_moe_entry_has_a_split_that_adds_up_to_params(cat: Catalog) -> None:
-    """Experts + embeddings + attention + dense MLPs, from config values, land within 3% of
-    params_b for every gated-MLP model without MLA (MLA attention has no simple closed form)."""
+# Parameters the schema has no field for, written out from each config.json.
+EXTRA_PARAMS = {
+    # Per-Layer-Embedding table: vocab_size_per_layer_input 262144 x 42 layers x 256
+    "gemma-4-e4b": 262144 * 42 * 256,
+    # PLE table (262144 x 35 x 256), plus use_double_wide_mlp: the 20 KV-shared layers have an
+    # MLP of 2 x 6144, i.e. 20 x 3 x 1536 x 6144 more than intermediate_size says
+    "gemma-4-e2b": 262144 * 35 * 256 + 20 * 3 * 1536 * 6144,
+    # gemma-3n-E4B: PLE table 262144 x 35 x 256, per_layer_model_projection 2048 x 35*256,
+    # per-layer input gate + projection 35 x 2 x 2048 x 256, AltUp projections 6 x 2048 x 2048,
+    # LAuReL 35 x 2 x 2048 x 64
+    "gemma-3n-e4b": 262144 * 35 * 256
+    + 2048 * 35 * 256
+    + 35 * 2 * 2048 * 256
+    + 6 * 2048 * 2048
+    + 35 * 2 * 2048 * 64,
+}
+
+
+def _vit(depth: int, width: int, inter: int, out: int, mergers: int, *, gated: bool) -> int:
+    """A Qwen vision tower: blocks (qkv + proj, MLP), patch mergers (4w -> 4w -> out), patches."""
+    block = 4 * width * width + (3 if gated else 2) * width * inter
+    merger = 16 * width * width + 4 * width * out
+    return depth * block + mergers * merger + 3 * 2 * 16 * 16 * width
+
+
+# Entries whose params_b includes the vision tower: vision_config values of each config.json
+# (Qwen3-VL: 3 deepstack mergers besides the final one; Qwen2.5-VL: gated MLP, 32 layers).
+VISION_PARAMS = {
+    "qwen2.5-vl-7b": _vit(32, 1280, 3420, 3584, 1, gated=True),
+    "qwen3-vl-235b-a22b": _vit(27, 1152, 4304, 4096, 4, gated=False),
+    "qwen3-vl-30b-a3b": _vit(27, 1152, 4304, 2048, 4, gated=False),
+    "qwen3-vl-32b": _vit(27, 1152, 4304, 5120, 4, gated=False),
+    "qwen3-vl-8b": _vit(27, 1152, 4304, 4096, 4, gated=False),
+    "qwen3-vl-4b": _vit(24, 1024, 4096, 2560, 4, gated=False),
+    "qwen3-vl-2b": _vit(24, 1024, 4096, 2048, 4, gated=False),
+    "qwen3.5-27b": _vit(27, 1152, 4304, 5120, 1, gated=False),
+    "qwen3.5-35b-a3b": _vit(27, 1152, 4304, 2048, 1, gated=False),
+    "qwen3.5-122b-a10b": _vit(27, 1152, 4304, 3072, 1, gated=False),
+    "qwen3.5-397b-a17b": _vit(27, 1152, 4304, 4096, 1, gated=False),
+}
+
+
+def _attention_params(m: ModelSpec) -> int:
+    """q, k, v and o projections of every attention layer (full layers in their own shape)."""
+
+    def per(kv_heads: int, head_dim: int) -> int:
+        return m.hidden_size * head_dim * 2 * (m.attention_heads + kv_heads)
+
+    full = m.full_attention or AttentionShape(kv_heads=m.kv_heads, head_dim=m.head_dim)
+    lt = m.layer_types
+    if lt is None:
+        n_full, n_other = m.layers - m.sliding_layers, m.sliding_layers
+    else:
+        n_full, n_other = lt.full, lt.sliding + lt.shared_kv
+    return n_full * per(full.kv_heads, full.head_dim) + n_other * per(m.kv_heads, m.head_dim)
+
+
+def _state_layer_params(m: ModelSpec) -> int:
+    """A Gated DeltaNet / Mamba2 layer: in_proj to the conv channels, the gate (z) and one scalar
+    per head, the causal conv, and out_proj back from heads x value_dim."""
+    rs = m.recurrent_state
+    if rs is None or m.layer_types is None:
+        return 0
+    inner = rs.heads * rs.value_dim
+    per = m.hidden_size * (rs.conv_channels + inner + rs.heads) + inner * m.hidden_size
+    per += rs.conv_channels * rs.conv_kernel
+    return (m.layer_types.linear + m.layer_types.mamba) * per
+
+
+def test_every_entry_has_a_split_that_adds_up_to_params(cat: Catalog) -> None:
+    """Experts + embeddings + attention (or recurrent layers) + dense MLPs (+ a vision tower),
+    from config values, land within 3% of params_b for every gated-MLP model without MLA (MLA
+    attention has no simple closed form). Nemotron-H hybrids (MLP-only layers, ungated MLPs)
+    are checked one by one below."""
     checked = 0
     for m in cat.models:
-        if m.mla is not None or m.family == "Falcon":  # Falcon's MLP is not gated (2 matrices)
+        if m.mla is not None or m.family == "Falcon":  # Falcon: parallel MQA block, 2-matrix MLP
             continue
-        attn = m.layers * m.hidden_size * m.head_dim * 2 * (m.attention_heads + m.kv_heads)
+        if m.layer_types is not None and m.layer_types.none:
+            assert m.id in HAND_SPLIT, m.id
+            continue
         dense_layers = m.layers - (m.moe.moe_layers or 0 if m.moe else 0)
-        mlp = dense_layers * 3 * m.hidden_size * (m.intermediate_size or 0)
+        matrices = 2 if m.family in UNGATED_MLP else 3
+        mlp = dense_layers * matrices * m.hidden_size * (m.intermediate_size or 0)
         if m.moe is not None and m.moe.shared_experts:
             assert m.moe.moe_layers and m.moe.expert_intermediate_size
             width = m.moe.shared_experts * m.moe.expert_intermediate_size
             mlp += m.moe.moe_layers * 3 * m.hidden_size * width
-        total = (attn + mlp) / 1e9 + (experts_b(m) or 0.0) + embeddings_b(m)
+        own = _attention_params(m) + _state_layer_params(m) + mlp
+        own += EXTRA_PARAMS.get(m.id, 0) + VISION_PARAMS.get(m.id, 0)
+        total = own / 1e9 + (experts_b(m) or 0.0) + embeddings_b(m)
         assert total == pytest.approx(m.params_b, rel=0.03), m.id
         checked += 1
-    assert checked >= 60
+    assert checked >= 140
+
+
+# Families whose dense MLP is ungated (up + down only): StarCoder2 and Phi-2 (GELU c_fc / c_proj),
+# Nemotron-Mini (ReLU^2).
+UNGATED_MLP = {"StarCoder2", "Phi-2", "Nemotron"}
+
+# Models with state-free layers ('none'), by hand from each config.json. Nemotron-H: embeddings (untied), attention layers ('*'),
+# MLP-only layers ('-', ReLU^2: up + down) or MoE layers ('E': ungated experts, a shared expert,
+# a router), and Mamba2 layers ('M': in_proj to 2 x d_inner + 2 x n_groups x state + heads,
+# out_proj, conv over d_inner + 2 x n_groups x state channels).
+HAND_SPLIT = {
+    "nemotron-nano-9b-v2": 131072 * 4480 * 2
+    + 4 * 4480 * 128 * 2 * (40 + 8)
+    + 25 * 2 * 4480 * 15680
+    + 27 * (4480 * (2 * 10240 + 2 * 8 * 128 + 128) + 10240 * 4480 + 12288 * 4),
+    "nemotron-3-nano-30b-a3b": 131072 * 2688 * 2
+    + 6 * 2688 * 128 * 2 * (32 + 2)
+    + 23 * (128 * 2 * 2688 * 1856 + 2 * 2688 * 3712 + 128 * 2688)
+    + 23 * (2688 * (2 * 4096 + 2 * 8 * 128 + 64) + 4096 * 2688 + 6144 * 4),
+    # Latent MoE: each MoE layer projects 4096 -> moe_latent_size 1024 and back, its 512 experts
+    # work at 1024 x 2688; the shared expert (5376) works at full width.
+    "nemotron-3-super-120b-a12b": 131072 * 4096 * 2
+    + 8 * 4096 * 128 * 2 * (32 + 2)
+    + 40 * (512 * 2 * 1024 * 2688 + 2 * 4096 * 1024 + 2 * 4096 * 5376 + 512 * 4096)
+    + 40 * (4096 * (2 * 8192 + 2 * 8 * 128 + 128) + 8192 * 4096 + 10240 * 4),
+    "nemotron-3-ultra-550b-a55b": 131072 * 8192 * 2
+    + 12 * 8192 * 128 * 2 * (64 + 2)
+    + 48 * (512 * 2 * 2048 * 5120 + 2 * 8192 * 2048 + 2 * 8192 * 10240 + 512 * 8192)
+    + 48 * (8192 * (2 * 16384 + 2 * 8 * 128 + 256) + 16384 * 8192 + 18432 * 4),
+    "nemotron-h-56b": 131072 * 8192 * 2
+    + 10 * 8192 * 128 * 2 * (64 + 8)
+    + 54 * 2 * 8192 * 32768
+    + 54 * (8192 * (2 * 16384 + 2 * 8 * 256 + 256) + 16384 * 8192 + 20480 * 4),
+    # Llama-3.3-Nemotron-Super-49B (NAS): 49 blocks keep GQA attention (8 KV heads), 31 have none;
+    # gated FFN widths per block_configs: 49 x 28672, 10 x 7168, 8 x 5632, 6 x 14336, 6 x 2816,
+    # 1 x 17920.
+    "llama-3.3-nemotron-super-49b": 128256 * 8192 * 2
+    + 49 * 8192 * 128 * 2 * (64 + 8)
+    + 3 * 8192 * (49 * 28672 + 10 * 7168 + 8 * 5632 + 6 * 14336 + 6 * 2816 + 17920),
+}
+
+
+@pytest.mark.parametrize("model_id", sorted(HAND_SPLIT))
+def test_nemotron_h_parameters_from_the_config(cat: Catalog, model_id: str) -> None:
+    m = cat.model_by_id[model_id]
+    assert HAND_SPLIT[model_id] / 1e9 == pytest.approx(m.params_b, rel=0.01)
+    assert embeddings_b(m) == m.vocab_size * m.hidden_size * 2 / 1e9
+
+
+def test_latent_experts_work_in_their_own_width(cat: Catalog) -> None:
+    # Nemotron 3 Super: 40 x 512 x (up + down) x moe_latent_size 1024 x 2688 = 112.74B of 120.7B.
+    m = cat.model_by_id["nemotron-3-super-120b-a12b"]
+    assert experts_b(m) == 40 * 512 * 2 * 1024 * 2688 / 1e9
+    ultra = cat.model_by_id["nemotron-3-ultra-550b-a55b"]
+    assert experts_b(ultra) == 48 * 512 * 2 * 2048 * 5120 / 1e9
+
+
+def test_no_split_exceeds_the_model(cat: Catalog) -> None:
+    """Routed experts plus embeddings, derived from the config, stay below params_b."""
+    for m in cat.models:
+        assert (experts_b(m) or 0.0) + embeddings_b(m) < m.params_b, m.id
+
+
+def test_ungated_experts_count_two_matrices(cat: Catalog) -> None:
+    # Nemotron 3 Nano: 23 MoE layers x 128 experts x (up + down) x 2688 x 1856 = 29.37B; with the
+    # gated rule (3 matrices) the experts alone would be 44.06B, more than the whole model.
+    m = cat.model_by_id["nemotron-3-nano-30b-a3b"]
+    assert experts_b(m) == 23 * 128 * 2 * 2688 * 1856 / 1e9
+    assert (experts_b(m) or 0) < m.params_b < 23 * 128 * 3 * 2688 * 1856 / 1e9
+    a = ask("nemotron 3 nano 30b", catalog=cat)
+    assert a.memory_gb is not None and a.request is not None
+    assert a.request.model is not None and a.request.model.id == m.id
+    assert a.memory_gb["weights"] == pytest.approx(m.params_b * 2)  # BF16 release
 
 
 def test_every_entry_has_native_precision_tasks_and_source(cat: Catalog) -> None:
@@ -123,13 +273,21 @@ def test_deepseek_r1_and_kimi_k2_ship_in_fp8(cat: Catalog) -> None:
     assert a.memory_gb["weights"] == pytest.approx((671.0 - emb) * 1 + emb * 2, rel=1e-9)
     assert "fp8_cards" in {n.code for n in a.caveats}
     # Kimi K2: the routed experts alone (60 MoE layers x 384 x 3 x 7168 x 2048 = 1014.7B) exceed
-    # the card's rounded "1T", so the split from config.json counts: experts + embeddings.
+    # the card's rounded "1T", so params_b is the config-derived 1026.4B: experts, embeddings and
+    # the rest (attention, dense and shared MLPs, router), all linear layers in FP8.
     experts = 60 * 384 * 3 * 7168 * 2048 / 1e9
     emb = 163840 * 7168 * 2 / 1e9
+    rest = 1026.4 - experts - emb
+    assert 9 < rest < 10  # MLA 6.2B + dense and shared MLPs 3.0B + router 0.2B
     a = ask("kimi k2", catalog=cat)
     assert a.request is not None and a.request.precision == "fp8"
     assert a.memory_gb is not None
-    assert a.memory_gb["weights"] == pytest.approx(experts * 1 + emb * 2, rel=1e-9)
+    assert a.memory_gb["weights"] == pytest.approx(experts * 1 + emb * 2 + rest * 1, rel=1e-9)
+    # Kimi K2 Thinking ships INT4 experts (a 16-bit scale per 32 weights: 4.5 bits), BF16 rest.
+    a = ask("kimi k2 thinking", catalog=cat)
+    assert a.request is not None and a.memory_gb is not None
+    assert a.request.weight_parts is not None and a.request.weight_parts.experts == "int4-g32"
+    assert a.memory_gb["weights"] == pytest.approx(experts * 4.5 / 8 + (emb + rest) * 2, rel=1e-9)
 
 
 def test_precision_defaults(cat: Catalog) -> None:
@@ -172,87 +330,76 @@ def test_q8_0_and_q4_0_kv_caches(cat: Catalog) -> None:
         assert a.memory_gb["kv_cache"] == pytest.approx(kv, rel=1e-9)
 
 
-def _ref(**kw: Any) -> ModelRef:
-    return ModelRef(name="test", assumed=False, params_b=1.0, attention_heads=16, **kw)
+def _ref(cat: Catalog, model_id: str) -> ModelRef:
+    return model_ref(cat.model_by_id[model_id])
 
 
-# Qwen3-Next-80B-A3B config.json: 48 layers, full_attention_interval 4, 2 KV heads x 256,
-# linear_num_value_heads 32, linear_key_head_dim = linear_value_head_dim = 128,
-# linear_num_key_heads 16, linear_conv_kernel_dim 4.
-QWEN3_NEXT = _ref(
-    layers=48,
-    kv_heads=2,
-    head_dim=256,
-    layer_types=LayerTypes(full=12, linear=36),
-    recurrent_state=RecurrentState(
-        heads=32, key_dim=128, value_dim=128, conv_kernel=4, conv_channels=2 * 16 * 128 + 32 * 128
-    ),
-)
-# NVIDIA-Nemotron-Nano-9B-v2 config.json: 56 layers (hybrid_override_pattern: 4 attention,
-# 27 Mamba2, 25 MLP-only), 8 KV heads x 128, mamba_num_heads 128, mamba_head_dim 80,
-# ssm_state_size 128, n_groups 8, conv_kernel 4.
-NEMOTRON_NANO = _ref(
-    layers=56,
-    kv_heads=8,
-    head_dim=128,
-    layer_types=LayerTypes(full=4, mamba=27, none=25),
-    recurrent_state=RecurrentState(
-        heads=128, key_dim=128, value_dim=80, conv_kernel=4, conv_channels=128 * 80 + 2 * 8 * 128
-    ),
-)
-
-
-def test_hybrid_kv_counts_only_full_attention_layers() -> None:
-    assert kv_bytes_per_token(QWEN3_NEXT, 2.0, CTX) == 12 * 2 * 2 * 256 * 2  # 24,576
-    assert kv_bytes_per_token(NEMOTRON_NANO, 2.0, CTX) == 4 * 2 * 8 * 128 * 2  # 16,384
+def test_hybrid_kv_counts_only_full_attention_layers(cat: Catalog) -> None:
+    # Qwen3-Next-80B-A3B: 48 layers, full_attention_interval 4 -> 12 full layers, 2 KV heads x 256.
+    qwen = _ref(cat, "qwen3-next-80b-a3b")
+    assert kv_bytes_per_token(qwen, 2.0, CTX) == 12 * 2 * 2 * 256 * 2  # 24,576
+    # Nemotron-Nano-9B-v2: hybrid_override_pattern has 4 '*' of 56 layers, 8 KV heads x 128.
+    nano = _ref(cat, "nemotron-nano-9b-v2")
+    assert kv_bytes_per_token(nano, 2.0, CTX) == 4 * 2 * 8 * 128 * 2  # 16,384
+    # Nemotron 3 Nano 30B-A3B: 6 '*' of 52 layers, 2 KV heads x 128.
+    nano3 = _ref(cat, "nemotron-3-nano-30b-a3b")
+    assert kv_bytes_per_token(nano3, 2.0, CTX) == 6 * 2 * 2 * 128 * 2  # 6,144
     # Counting every layer would over-state them 4x and 14x.
-    plain = _ref(layers=48, kv_heads=2, head_dim=256)
-    assert kv_bytes_per_token(plain, 2.0, CTX) / kv_bytes_per_token(QWEN3_NEXT, 2.0, CTX) == 4
+    every = qwen.model_copy(update={"layer_types": None})
+    assert kv_bytes_per_token(every, 2.0, CTX) == 4 * kv_bytes_per_token(qwen, 2.0, CTX)
+    every = nano.model_copy(update={"layer_types": None})
+    assert kv_bytes_per_token(every, 2.0, CTX) == 14 * kv_bytes_per_token(nano, 2.0, CTX)
 
 
-def test_hybrid_recurrent_state_is_fixed_per_sequence() -> None:
+def test_hybrid_recurrent_state_is_fixed_per_sequence(cat: Catalog) -> None:
+    # Gated DeltaNet: 32 value heads x 128 x 128, conv 4 over 2*16*128 + 32*128 channels.
     qwen_layer = 32 * 128 * 128 * 2 + (2 * 16 * 128 + 32 * 128) * 3 * 2
-    assert recurrent_state_bytes(QWEN3_NEXT) == 36 * qwen_layer  # 39,518,208
-    nemo_layer = 128 * 128 * 80 * 2 + (128 * 80 + 2 * 8 * 128) * 3 * 2
-    assert recurrent_state_bytes(NEMOTRON_NANO) == 27 * nemo_layer  # 72,769,536
+    qwen = _ref(cat, "qwen3-next-80b-a3b")
+    assert recurrent_state_bytes(qwen) == 36 * qwen_layer  # 39,518,208
+    # Mamba2: mamba_num_heads x ssm_state_size x mamba_head_dim, conv 4 over
+    # mamba_num_heads*mamba_head_dim + 2*n_groups*ssm_state_size channels.
+    nano_layer = 128 * 128 * 80 * 2 + (128 * 80 + 2 * 8 * 128) * 3 * 2
+    assert recurrent_state_bytes(_ref(cat, "nemotron-nano-9b-v2")) == 27 * nano_layer  # 72,769,536
+    nano3_layer = 64 * 128 * 64 * 2 + (64 * 64 + 2 * 8 * 128) * 3 * 2
+    assert recurrent_state_bytes(_ref(cat, "nemotron-3-nano-30b-a3b")) == 23 * nano3_layer
     # State does not grow with context, and is held once per sequence.
     for ctx in (1024, CTX, 131072):
         grow = 12 * 2 * 2 * 256 * 2 * ctx
-        assert kv_cache_gb(QWEN3_NEXT, 2.0, ctx, 4) == pytest.approx(
-            4 * (grow + 36 * qwen_layer) / GB
-        )
+        assert kv_cache_gb(qwen, 2.0, ctx, 4) == pytest.approx(4 * (grow + 36 * qwen_layer) / GB)
+    # The answer for the named model carries the same cache: 8k tokens, FP16 KV, one sequence.
+    a = ask("qwen3-next-80b-a3b", catalog=cat)
+    assert a.memory_gb is not None
+    hand = (12 * 2 * 2 * 256 * 2 * CTX + 36 * qwen_layer) / GB
+    assert a.memory_gb["kv_cache"] == pytest.approx(hand, rel=1e-9)
 
 
-def test_shared_kv_layers_add_nothing() -> None:
-    # gemma-3n-E4B text_config: 35 layers, pattern 4 sliding : 1 full, sliding_window 512,
-    # num_kv_shared_layers 15 (the last 15 reuse earlier KV), 2 KV heads x 256.
-    # The first 20 layers hold KV: 16 sliding + 4 full.
-    gemma3n = _ref(
-        layers=35,
-        kv_heads=2,
-        head_dim=256,
-        sliding_window=512,
-        sliding_layers=16,
-        layer_types=LayerTypes(full=4, sliding=16, shared_kv=15),
-    )
+def test_shared_kv_layers_add_nothing(cat: Catalog) -> None:
+    # gemma-3n-E4B text_config: 35 layers, full attention every 5th, sliding_window 512,
+    # num_kv_shared_layers 15 (the last 15 reuse earlier KV), 2 KV heads x 256: only layers
+    # 0-19 hold KV, 16 sliding + 4 full.
+    gemma3n = _ref(cat, "gemma-3n-e4b")
     per = 2 * 2 * 256 * 2
-    assert kv_cache_gb(gemma3n, 2.0, CTX, 1) == pytest.approx((4 * CTX + 16 * 512) * per / GB)
+    hand = (4 * CTX + 16 * 512) * per / GB
+    assert kv_cache_gb(gemma3n, 2.0, CTX, 1) == pytest.approx(hand)
     assert recurrent_state_bytes(gemma3n) == 0
+    a = ask("gemma 3n e4b", catalog=cat)
+    assert a.memory_gb is not None and a.memory_gb["kv_cache"] == pytest.approx(hand)
+    # Counting the 15 shared layers as their own would add 3 full + 12 sliding layers.
+    unshared = gemma3n.model_copy(update={"layer_types": None, "sliding_layers": 28})
+    assert kv_cache_gb(unshared, 2.0, CTX, 1) == pytest.approx((7 * CTX + 28 * 512) * per / GB)
 
 
-def test_full_attention_override_shape() -> None:
-    m = _ref(
-        layers=6,
-        kv_heads=8,
-        head_dim=256,
-        sliding_window=1024,
-        sliding_layers=5,
-        layer_types=LayerTypes(full=1, sliding=5),
-        full_attention=AttentionShape(kv_heads=4, head_dim=512),
-    )
-    assert kv_cache_gb(m, 2.0, CTX, 1) == pytest.approx(
-        (CTX * 2 * 4 * 512 * 2 + 5 * 1024 * 2 * 8 * 256 * 2) / GB
-    )
+def test_full_attention_layers_in_their_own_shape(cat: Catalog) -> None:
+    # Gemma 4 31B: 50 sliding layers (16 KV heads x 256, window 1024) + 10 full layers with
+    # num_global_key_value_heads 4 x global_head_dim 512.
+    m = _ref(cat, "gemma-4-31b")
+    hand = (10 * CTX * 2 * 4 * 512 * 2 + 50 * 1024 * 2 * 16 * 256 * 2) / GB
+    assert kv_cache_gb(m, 2.0, CTX, 1) == pytest.approx(hand)
+    # Gemma 4 E4B adds KV sharing: 24 of 42 layers hold a cache (20 sliding 2 x 256 in a
+    # 512 window, 4 full 2 x 512).
+    e4b = _ref(cat, "gemma-4-e4b")
+    hand = (4 * CTX * 2 * 2 * 512 * 2 + 20 * 512 * 2 * 2 * 256 * 2) / GB
+    assert kv_cache_gb(e4b, 2.0, CTX, 1) == pytest.approx(hand)
 
 
 # --------------------------------------------------------------------------- several cards
@@ -345,6 +492,7 @@ def _broken(tmp_path: Path, model_id: str, update: dict[str, Any]) -> Path:
             "recurrent_state",
             "linear / mamba layers need it",
         ),
+        ("kimi-k2", {"params_b": 1000}, "params_b", "experts and embeddings"),
     ],
 )
 def test_bad_model_fields_are_refused_by_name(
