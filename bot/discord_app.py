@@ -48,7 +48,7 @@ from discord import app_commands
 from discord.app_commands import TranslationContextLocation
 from discord.ext import commands
 
-from bot import metrics
+from bot import health, metrics
 from bot.desk import Desk, Limited, desk_for, error_reference
 from bot.logs import REQUEST_ID, setup_logging
 from bot.render.discord import (
@@ -763,6 +763,7 @@ async def run(
     loop = asyncio.get_running_loop()
     bot = build_bot(settings, desk, sync=sync, **options)
     installed = _install_signals(loop, desk, stop)
+    heartbeat = health.watch_discord(bot)  # for `vram healthcheck discord`
     try:
         async with bot:
             starter = asyncio.create_task(bot.start(token), name="vramchat-discord")
@@ -787,6 +788,7 @@ async def run(
                 return 1
             return 0
     finally:
+        await health.stop(heartbeat)
         for sig in installed:
             loop.remove_signal_handler(sig)
         close = getattr(desk.store, "aclose", None)
