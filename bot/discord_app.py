@@ -37,6 +37,7 @@ import sys
 import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -772,7 +773,10 @@ async def run(
             if starter not in done:
                 log.info("stopping: closing the Discord connection")
                 await bot.close()
-                await starter
+                if not (await asyncio.wait({starter}, timeout=2.0))[0]:
+                    starter.cancel()  # asleep in a reconnect backoff: no need to wait it out
+                with suppress(asyncio.CancelledError):
+                    await starter
                 return 0
             stopper.cancel()
             exc = starter.exception()
