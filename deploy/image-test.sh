@@ -51,8 +51,8 @@ if ! "${P[@]}" image exists "$BASE_IMAGE"; then
     mmdebstrap --quiet --variant=minbase --include=python3,python3-venv,ca-certificates \
       --customize-hook='copy-in /etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/' \
       --customize-hook='printf "[global]\ncert = /etc/ssl/certs/ca-certificates.crt\n" > "$1/etc/pip.conf"' \
-      bookworm "$CACHE/base-bookworm.tar.part"
-    mv "$CACHE/base-bookworm.tar.part" "$CACHE/base-bookworm.tar"
+      bookworm "$CACHE/base-bookworm.part.tar"
+    mv "$CACHE/base-bookworm.part.tar" "$CACHE/base-bookworm.tar"
   fi
   "${P[@]}" import -q "$CACHE/base-bookworm.tar" "$BASE_IMAGE" >/dev/null
 fi

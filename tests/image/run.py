@@ -315,10 +315,10 @@ async def main() -> int:
         await test_discord(podman, dc, timings)
         await test_cut_off(podman, tg, dc)
     except (Failed, AssertionError, TimeoutError) as exc:
-        print(f"FAILED: {exc}", file=sys.stderr)
         for name in podman.started:
             print(f"--- last log lines of {name}", file=sys.stderr)
             print("\n".join((await podman.logs(name)).splitlines()[-30:]), file=sys.stderr)
+        print(f"FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)  # last, where it is seen
         return 1
     finally:
         await podman.cleanup()
