@@ -90,7 +90,6 @@ async def test_telegram_heartbeat_follows_the_bot_api(tmp_path: Path) -> None:
     finally:
         await fake.close()
     assert "telegram connection confirmed (getMe ok as @vram_test_bot)" in err
-    assert "telegram connection not confirmed" in err
 
 
 async def test_discord_heartbeat_follows_the_gateway(tmp_path: Path) -> None:
@@ -112,7 +111,6 @@ async def test_discord_heartbeat_follows_the_gateway(tmp_path: Path) -> None:
     finally:
         await fake.__aexit__(None, None, None)
     assert "discord connection confirmed (gateway up, 1 shard(s)" in err
-    assert "discord connection not confirmed" in err
 
 
 def test_no_or_stale_heartbeat_is_unhealthy(tmp_path: Path) -> None:
