@@ -299,8 +299,10 @@ async def test_cut_off(podman: Podman, tg: FakeTelegram, dc: FakeDiscord) -> Non
     # is only reported; a connected bot must stop in time (checked above).
     elapsed, code = await podman.stop_timed(bots["telegram"])
     expect(code in (0, 137), f"telegram (cut off): stopped in {elapsed:.1f} s, exit code {code}")
-    if elapsed >= STOP_WITHIN_S:
+    if code == 137:
         print("  note telegram (cut off): killed after the SIGTERM grace period", flush=True)
+    elif elapsed >= STOP_WITHIN_S - 1:
+        print("  note telegram (cut off): needed about the whole grace period", flush=True)
 
 
 async def main() -> int:
