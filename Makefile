@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: run test test-slow lint check-data lock clean
+.PHONY: run test test-slow lint check-data lock clean image-test
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -38,6 +38,11 @@ test: $(STAMP_TEST)
 test-slow: $(STAMP_TEST)
 	$(BIN)/python -m pytest -m slow
 
+# Build deploy/Dockerfile with podman on a cached Debian base and test the running services in
+# read-only containers on loopback (root, podman, runc, mmdebstrap; deploy/README.md).
+image-test: $(STAMP_TEST)
+	PYTHON=$(BIN)/python bash deploy/image-test.sh
+
 lint: $(STAMP_TEST)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy
 
@@ -49,6 +54,9 @@ lock: $(BIN)/python
 	$(BIN)/pip install -q uv
 	$(BIN)/uv pip compile pyproject.toml -q --python-version 3.11 -o requirements.lock
 	$(BIN)/uv pip compile pyproject.toml -q --python-version 3.11 --extra test -o requirements-test.lock
+	( printf '# The image installs exactly these pins, each with its hashes (pip --require-hashes).\n# Same versions as ../requirements.lock; regenerate both with `make lock`.\n'; \
+	  $(BIN)/uv pip compile requirements.lock -q --python-version 3.11 --generate-hashes --no-header \
+	    --index-url https://pypi.org/simple ) > deploy/requirements.image.lock
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -345,6 +345,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return run(settings)
 
 
+def cmd_healthcheck(args: argparse.Namespace) -> int:
+    from bot.health import check
+
+    return check(args.service, max_age=args.max_age, port=args.port)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="vram", description="How much VRAM, which card, what it costs."
@@ -432,6 +438,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--host", default=None)
     s.add_argument("--port", type=int, default=None)
     s.set_defaults(func=cmd_serve)
+    h = sub.add_parser("healthcheck", help="exit 0 only while the service really works")
+    h.add_argument("service", choices=["web", "telegram", "discord"])
+    h.add_argument(
+        "--max-age", type=float, default=None, help="seconds a bot heartbeat stays valid"
+    )
+    h.add_argument("--port", type=int, default=None, help="the desk's port (default VRAMCHAT_PORT)")
+    h.set_defaults(func=cmd_healthcheck)
     return p
 
 

@@ -38,6 +38,7 @@ import sys
 import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -50,7 +51,7 @@ from discord import app_commands
 from discord.app_commands import TranslationContextLocation
 from discord.ext import commands
 
-from bot import metrics
+from bot import health, metrics
 from bot.desk import Desk, Limited, desk_for, error_reference
 from bot.logs import REQUEST_ID, setup_logging
 from bot.render.discord import (
@@ -856,6 +857,7 @@ async def run(
     loop = asyncio.get_running_loop()
     bot = build_bot(settings, desk, sync=sync, **options)
     installed = _install_signals(loop, desk, stop)
+    heartbeat = health.watch_discord(bot)  # for `vram healthcheck discord`
     try:
         async with bot:
             starter = asyncio.create_task(bot.start(token), name="vramchat-discord")
@@ -864,7 +866,10 @@ async def run(
             if starter not in done:
                 log.info("stopping: closing the Discord connection")
                 await bot.close()
-                await starter
+                if not (await asyncio.wait({starter}, timeout=2.0))[0]:
+                    starter.cancel()  # asleep in a reconnect backoff: no need to wait it out
+                with suppress(asyncio.CancelledError):
+                    await starter
                 return 0
             stopper.cancel()
             exc = starter.exception()
@@ -880,6 +885,7 @@ async def run(
                 return 1
             return 0
     finally:
+        await health.stop(heartbeat)
         for sig in installed:
             loop.remove_signal_handler(sig)
         close = getattr(desk.store, "aclose", None)

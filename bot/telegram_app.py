@@ -61,7 +61,7 @@ from telegram.ext import (
     filters,
 )
 
-from bot import metrics
+from bot import health, metrics
 from bot.desk import Desk, Limited, desk_for, error_reference
 from bot.logs import REQUEST_ID, redact, setup_logging
 from bot.render.telegram import (
@@ -866,6 +866,7 @@ def build_application(settings: Settings, desk: Desk) -> TgApp:
         except TelegramError as exc:  # a missing menu must not stop the bot
             log.warning("setMyCommands failed, the command menu is unchanged: %s", exc)
         install_reload_signal(desk)
+        health.watch_telegram(app)  # heartbeat for `vram healthcheck telegram`
 
     app: TgApp = (
         ApplicationBuilder()
@@ -874,6 +875,7 @@ def build_application(settings: Settings, desk: Desk) -> TgApp:
         .base_file_url(file_url_for(settings.telegram_base_url))
         .rate_limiter(PatientRateLimiter())
         .post_init(post_init)
+        .post_shutdown(health.stop_telegram)
         .build()
     )
     fresh = filters.UpdateType.MESSAGE  # edits of old messages are not new questions

@@ -64,21 +64,50 @@ def test_dockerfile_is_multi_stage_non_root_with_healthcheck():
     assert users and users[-1].split(":")[0] not in ("root", "0")
     assert ops.index("USER") > len(ops) - 1 - ops[::-1].index("FROM")  # in the final stage
     health = [args for op, args in steps if op == "HEALTHCHECK"]
-    assert health and "/healthz" in health[0]
+    assert health and '["vram", "healthcheck", "web"]' in health[0]
     cmd = [args for op, args in steps if op == "CMD"][-1]
     assert cmd == '["vram", "serve", "--host", "0.0.0.0"]'
 
 
-def test_dockerfile_installs_locked_deps_before_the_source():
+def test_dockerfile_base_is_an_argument_pinned_by_digest():
+    steps = dockerfile()
+    base = [args for op, args in steps if op == "ARG" and args.startswith("BASE=")]
+    assert len(base) == 1 and re.search(
+        r"python:3\.11[.\d]*-slim-bookworm@sha256:[0-9a-f]{64}$", base[0]
+    )
+    assert [args.split()[0] for op, args in steps if op == "FROM"] == ["${BASE}", "${BASE}"]
+    # A plain Debian base has python3, not python.
+    runs = " ".join(args for op, args in steps if op == "RUN")
+    assert not re.search(r"(?<![/\w])python(?![\w.3])", runs), runs
+
+
+def test_dockerfile_installs_hashed_locked_deps_then_compiles_the_source():
     steps = dockerfile()
     copies = [(i, args) for i, (op, args) in enumerate(steps) if op == "COPY"]
-    lock = next(i for i, args in copies if "requirements.lock" in args)
+    lock = next(i for i, args in copies if "deploy/requirements.image.lock" in args)
     install = next(
-        i for i, (op, args) in enumerate(steps) if op == "RUN" and "requirements.lock" in args
+        i for i, (op, args) in enumerate(steps) if op == "RUN" and "requirements.image.lock" in args
     )
+    assert "--require-hashes" in steps[install][1] and "--no-deps" in steps[install][1]
     source = [i for i, args in copies if re.search(r"\b(engine|bot)/", args)]
     assert source and lock < install < min(source)
-    assert (ROOT / "requirements.lock").exists()
+    compile_ = next(i for i, (op, args) in enumerate(steps) if op == "RUN" and "compileall" in args)
+    assert min(source) < compile_ and "/app/bot" in steps[compile_][1]
+
+
+def locked(path: Path) -> dict[str, str]:
+    pins = re.findall(r"^([A-Za-z0-9_.-]+)==([^\s\\]+)", path.read_text(encoding="utf-8"), re.M)
+    return {name.lower(): version for name, version in pins}
+
+
+def test_image_lock_has_the_same_pins_as_requirements_lock_each_hashed():
+    image = DEPLOY / "requirements.image.lock"
+    assert locked(image) == locked(ROOT / "requirements.lock")
+    entries = re.split(r"\n(?=[A-Za-z0-9_.-]+==)", image.read_text(encoding="utf-8"))
+    pins = [e for e in entries if re.match(r"[A-Za-z0-9_.-]+==", e)]
+    assert len(pins) == len(locked(image))
+    for entry in pins:
+        assert re.search(r"--hash=sha256:[0-9a-f]{64}", entry), entry.splitlines()[0]
 
 
 def test_dockerignore_keeps_secrets_out_of_the_build_context():
@@ -106,7 +135,12 @@ def test_compose_runs_three_services_from_one_image():
     assert services["web"]["command"][:2] == ["vram", "serve"]
     assert services["telegram"]["command"] == ["vram", "telegram"]
     assert services["discord"]["command"] == ["vram", "discord"]
-    assert "/healthz" in " ".join(services["web"]["healthcheck"]["test"])
+    assert services["web"]["healthcheck"]["test"][:4] == ["CMD", "vram", "healthcheck", "web"]
+    for bot in ("telegram", "discord"):
+        # the bots' probe checks the heartbeat of their platform connection, kept under /tmp
+        assert services[bot]["healthcheck"]["test"] == ["CMD", "vram", "healthcheck", bot]
+    for name in ("web", "telegram", "discord"):
+        assert services[name]["read_only"] is True and "/tmp" in services[name]["tmpfs"], name
     for port in services["web"]["ports"]:
         assert port.startswith("127.0.0.1:"), "the desk is published on loopback only"
 
