@@ -66,7 +66,8 @@ BATCH = re.compile(
     r"|conversations?|u[żz]ytkownik\w*|sesj\w*|rozm[oó]w|czat\w*))?"
     r"|users?|requests?|sessions?|conversations?|streams?|chats?|parallel(?:\s+\w+)?|people"
     r"|clients?|sequences?|u[żz]ytkownik\w*|os[oó]b|sesj\w*|r[oó]wnoleg\w*|rozm[oó]w|zapyta[ńn]"
-    r"|คน|ผู้ใช้|บทสนทนา|เซสชัน)(?!\w)"
+    r")(?!\w)"
+    r"|(?<![\w.$])(\d+)\s*(?:คน|ผู้ใช้|บทสนทนา|เซสชัน)"  # Thai runs words together: no edge
     r"|(?:ผู้ใช้|คน)(?:พร้อมกัน)?\s*(\d+)"
 )
 SIZE = re.compile(
@@ -129,7 +130,7 @@ GPU_COUNT = re.compile(
     + r"\s*(?:x\s*)?"
     + CARD_NOUN
     + r"(?!\w)"
-    r"|(?:การ์ด|gpu)\s*(\d+)\s*(?:ใบ|ตัว)"
+    r"|(?:การ์ด|gpu)\s*(\d+)\s*(?:ใบ|ตัว)|(?<![\w.])(\d{1,2})\s*ใบ"
 )
 
 # "tp=4", "tp4", "tp 8", "tensor parallel 4", "tensor-parallel-size 2": that many cards.
@@ -250,7 +251,7 @@ LIMIT_CONTEXT_HINTS = hint(
     "how long", "prompt", "jak dług", "jak dlug", "ยาวได้",
 )  # fmt: skip
 LIMIT_BATCH_HINTS = hint("how many", "max", "ilu", "ile", "maks", "กี่")
-COUNT_HINTS = hint("card", "gpu", "kart", "การ์ด")
+COUNT_HINTS = hint("card", "gpu", "kart", "การ์ด", "ใบ")
 TP_HINTS = hint("tp", "tensor")
 SHAPE_HINTS = hint("layer", "head", "warstw", "głowic", "glowic", "ชั้น", "เลเยอร์", "hidden")
 BUDGET_HINTS = hint(
@@ -271,10 +272,10 @@ DIGIT = re.compile(r"\d")
 PRECISION_LIKE = re.compile(
     r"(?<![\w.])(?:i?q\d+(?:[_-]?[a-z0-9]{1,3}){0,3}|(?:nv|mx)?fp\d+|bf\d+|int\d+|nf\d+"
     r"|w\d+a\d+|\d+[\s-]?bits?|\d+[\s-]?bit(?:ach|ów|ow|y|ami|owa|owe|owej|owy|owym|ową)"
-    r"|\d+\s*บิต)(?![\w.])"
+    r")(?![\w.])|(?<![\w.])\d+\s*บิต"  # Thai: the next word follows without a space
 )
 # A Polish or Thai ending on a bit count: "4 bitach" -> "4bit" before the lookup.
-BIT_ENDING = re.compile(r"(?<=\d)\s*(?:bit(?:ach|ów|ow|y|ami|owa|owe|owej|owy|owym|ową|s)|บิต)$")
+BIT_ENDING = re.compile(r"(?<=\d)[\s-]*(?:bit(?:ach|ów|ow|y|ami|owa|owe|owej|owy|owym|ową|s)|บิต)$")
 PRECISION_SEPARATORS = re.compile(r"[\s_-]+")
 
 

@@ -133,7 +133,7 @@ def parse(text: str, catalog: Catalog) -> Query:
         s = s[:start] + " " + s[end:]
         pos = start
     if COUNT_HINTS.search(s) and (m := GPU_COUNT.search(s)):
-        n = m.group(1) or m.group(2)
+        n = next(g for g in m.groups() if g)
         q.count = COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)
         s = cut(s, m)
     if TP_HINTS.search(s) and (m := TENSOR_PARALLEL.search(s)):
