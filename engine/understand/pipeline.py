@@ -211,9 +211,15 @@ def parse(text: str, catalog: Catalog) -> Query:
         q.model_words += " " + rest.strip()
 
     if q.pasted is None and q.config_error is None:
+        from_idents = " ".join(EDGE_SEPARATORS.sub(" ", q.model_words).split())
         read_model(q, s, catalog, size_neighbor)
-        if q.unmatched_model and not q.others and idents:
-            q.model_words = _as_typed(raw, idents[0])  # "mistralai/Ministral-8B-Instruct-2410"
+        if q.unmatched_model and not q.others and idents and from_idents:
+            # Say an unknown id back as typed ("mistralai/Ministral-8B-Instruct-2410").
+            rest = q.model_words.removeprefix(from_idents)
+            if rest != q.model_words:
+                order = sorted(idents, key=raw.lower().find)
+                q.model_words = " ".join([*(_as_typed(raw, i) for i in order), rest.strip()])
+                q.model_words = q.model_words.strip()
     else:
         q.size_b, q.model_words = None, q.pasted.name if q.pasted else ""
         q.precision = q.precision or config_precision
