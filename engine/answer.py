@@ -60,6 +60,11 @@ def ask(
     b = Builder(cat, reply_lang, q, previous)
     if options is not None and (bad := apply_options(q, options, cat)) is not None:
         return invalid_option(b, *bad)
+    if q.config_error is not None:  # a pasted config.json we could not read: say what is off
+        code, _, keys = q.config_error.partition(":")
+        return invalid_option(b, code, keys.replace(",", ", "))
+    if q.invalid is not None and getattr(options, q.invalid[0], None) is None:
+        return invalid_option(b, *q.invalid)  # "batch 0" was said: not "you did not say"
     return _dispatch(b)
 
 

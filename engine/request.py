@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, cast, get_args
 
 from engine import native
-from engine.answer_types import Request
+from engine.answer_types import ModelRef, Request
 from engine.catalog import Catalog, norm
 from engine.kinds.base import Builder
 from engine.limits import (
@@ -116,6 +116,22 @@ def apply_options(q: Query, o: RequestOptions, cat: Catalog) -> tuple[str, str] 
     return None
 
 
+def stated_shape(ref: ModelRef, shape: dict[str, int]) -> tuple[ModelRef, bool]:
+    """A bare size with its shape said inline ("70b, 80 layers, 8 kv heads"): what was said
+    replaces the typical shape's values. True when layers and KV heads were both given, so
+    nothing about the cache is assumed any more."""
+    upd: dict[str, Any] = {k: v for k, v in shape.items() if k != "hidden"}
+    heads = upd.get("attention_heads", ref.attention_heads)
+    if "hidden" in shape and "head_dim" not in upd and shape["hidden"] % heads == 0:
+        upd["head_dim"] = shape["hidden"] // heads
+    if "attention_heads" in upd and "kv_heads" not in upd:
+        upd["kv_heads"] = min(ref.kv_heads, upd["attention_heads"])
+    stated = "layers" in upd and "kv_heads" in upd
+    if stated:
+        upd.update(assumed=False, shape_source="stated shape")
+    return ref.model_copy(update=upd), stated
+
+
 def build_request(b: Builder) -> tuple[Request, ModelNote | None] | None:
     """Combine what this message says (text and typed options, already merged into the
     query) with the conversation's last request; None when there is nothing to size."""
@@ -132,7 +148,9 @@ def build_request(b: Builder) -> tuple[Request, ModelNote | None] | None:
     if q.unmatched_model and not q.has_subject:
         return None
     note: ModelNote | None = None
-    if q.model is not None:
+    if q.pasted is not None:
+        ref = model_ref(q.pasted).model_copy(update={"id": None})  # never a catalog id
+    elif q.model is not None:
         ref = model_ref(q.model)
         if q.others:
             note = (
@@ -145,6 +163,9 @@ def build_request(b: Builder) -> tuple[Request, ModelNote | None] | None:
         size = min(q.size_b, MAX_SIZE_B)
         ref = typical_ref(b.cat, size)
         note = ("typical_shape", {"size": b.num(size, 1), "like": ref.shape_source})
+        if q.shape:
+            ref, stated = stated_shape(ref, q.shape)
+            note = None if stated else note
     else:
         assert base is not None and base.model is not None
         ref = base.model

@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from engine.catalog import Catalog, norm
 from engine.understand.patterns import (
+    BIT_ENDING,
     CARD_NOUN,
     COUNT,
     COUNT_WORDS,
@@ -111,9 +112,10 @@ def precision_of(catalog: Catalog, pats: CatalogWords, text: str) -> str | None:
 
 def unknown_precisions(q: Query, s: str, pats: CatalogWords) -> str:
     """Precision-looking words left over ("4 bits", "q9", "fp4"): a plural of a known one is
-    that one; the rest are types we do not know, reported, never guessed. Returns the rest."""
+    that one, and so is a Polish or Thai bit count ("w 4 bitach", "8 บิต"); the rest are
+    types we do not know, reported, never guessed. Returns the rest."""
     for m in PRECISION_LIKE.finditer(s):
-        compact = PRECISION_SEPARATORS.sub("", m.group(0))
+        compact = PRECISION_SEPARATORS.sub("", BIT_ENDING.sub("bit", m.group(0)))
         name = pats.precision_compact.get(compact.removesuffix("s"))
         if name is not None and q.precision is None:
             q.precision = name

@@ -29,22 +29,30 @@ _PL_STEMS = (
 )  # fmt: skip
 _EN_WORDS = _word_set(
     "how what whats which does do can need fit fits run serve cheapest much many the for and "
-    "card about please english with max under best biggest longest is will"
+    "card about please english with max under best biggest longest is will "
+    "on at in of my have estimate want get"
 )
+_PL_WEAK = frozenset(["w", "na", "z", "i", "a", "mam", "dla"])  # also in English shorthand or names
+_ENGLISH_SHORTHAND = frozenset(("w/", "w/o", "b/c", "c/w"))
 _WORD_EDGES = ".,;:!?()[]{}<>\"'`*|=-/"
 _EN_LETTERS = re.compile(r"[a-z]{3,}")
 
 
 def detect_lang(text: str) -> Lang | None:
-    """Thai script or Polish letters/words decide; plain sizing shorthand says nothing."""
+    """Thai script or Polish letters decide; otherwise Polish and English words are counted,
+    and a lone short Polish word ("w", "na", "z") does not outvote English ("w/ 64k context"
+    is English shorthand, "70b w int4" is Polish). Plain sizing shorthand says nothing."""
     if _THAI.search(text):
         return "th"
     low = text.lower()
     if _PL_CHARS.search(low):
         return "pl"
-    words = [w.strip(_WORD_EDGES) for w in low.split()]
-    if any(w in _PL_WORDS or w.startswith(_PL_STEMS) for w in words):
+    raw_words = low.split()
+    words = [w.strip(_WORD_EDGES) for w in raw_words if w not in _ENGLISH_SHORTHAND]
+    pl = sum(
+        0.5 if w in _PL_WEAK else 1.0 for w in words if w in _PL_WORDS or w.startswith(_PL_STEMS)
+    )
+    en = sum(1 for w in words if w in _EN_WORDS) if _EN_LETTERS.search(low) else 0
+    if pl > en or (pl and not en):
         return "pl"
-    if _EN_LETTERS.search(low) and any(w in _EN_WORDS for w in words):
-        return "en"
-    return None
+    return "en" if en else None

@@ -14,6 +14,8 @@ from functools import lru_cache
 from rapidfuzz import fuzz, process
 
 from engine.catalog import Catalog, norm
+from engine.models import ModelSpec
+from engine.understand.inflect import base_form
 from engine.understand.model_index import (
     ModelIndex,
     is_version,
@@ -40,6 +42,7 @@ MAX_NAME_CHARS = 80  # longer "words" are pasted noise, not a model name (HF ids
 NOISE_WEIGHT = 0.3  # a word like no catalog word ("nemotron") counts this much against a match
 PARTIAL_VERSION = 0.5  # "3" for "3.1": right major version, minor not given
 TYPO_CUTOFF = 80.0  # "lama" ~ "llama" (89); "qwen" ~ "qwq" (57) is not a typo
+TYPO_CUTOFF_SAME_INITIAL = 75.0  # one wrong letter of four ("quen" ~ "qwen") if it starts right
 TYPO_CAP = 0.95  # a typo never scores like the word itself
 ACCEPT = 80.0  # take the best match without asking
 ACCEPT_UNDERSPECIFIED = 65.0  # "kimi", "deepseek 671b": every word fits, the name has more
@@ -57,17 +60,16 @@ def _token_matches(index: ModelIndex, token: str) -> tuple[tuple[str, float], ..
     """Vocabulary tokens this query token may stand for, with how well (1.0 = itself)."""
     out: dict[str, float] = {}
     if token in index.vocab:
-        out[token] = 1.0
+        return ((token, 1.0),)  # a known word is itself: no fuzzy scan for it
     if is_version(token):
         for v in index.minors.get(token, ()):  # "3" for "3.1": the family's minor versions
             out.setdefault(v, PARTIAL_VERSION)
     elif len(token) >= 4:
         # Words with the same first letter first: a small list, and where typos almost
         # always land; the whole vocabulary only when that finds nothing.
-        for pool in (index.words_by_initial.get(token[0], ()), index.words):
-            hits = process.extract(
-                token, pool, scorer=fuzz.ratio, score_cutoff=TYPO_CUTOFF, limit=4
-            )
+        pools = ((index.words_by_initial.get(token[0], ()), TYPO_CUTOFF_SAME_INITIAL),)
+        for pool, cutoff in (*pools, (index.words, TYPO_CUTOFF)):
+            hits = process.extract(token, pool, scorer=fuzz.ratio, score_cutoff=cutoff, limit=4)
             for word, score, _ in hits:
                 out.setdefault(word, min(score / 100, TYPO_CAP))
             if hits:
@@ -109,7 +111,7 @@ def _score_key(
         used.add(best_j)
         got_k += best * weights[best_j]
         got_q += best * wq
-        if best < TYPO_CUTOFF / 100:
+        if best < TYPO_CUTOFF_SAME_INITIAL / 100:
             complete = False
         if token in index.heads:
             head = True
@@ -187,11 +189,23 @@ def match_models(catalog: Catalog, words: str, size_b: float | None) -> list[Mod
     return [ModelMatch(index.models[r.pos], r.score) for r in _rank(index, name_key(words), size_b)]
 
 
-def _name_words(s: str) -> list[str]:
-    """What is left that could be part of a model name: ASCII tokens that are not filler."""
+def _corrected(index: ModelIndex, key: str) -> str:
+    """The name words with each typo replaced by the vocabulary word it stands for."""
+    out = []
+    for t in key.split()[:MAX_MODEL_TOKENS]:
+        matches = _token_matches(index, t)
+        out.append(
+            matches[0][0] if matches and matches[0][1] >= TYPO_CUTOFF_SAME_INITIAL / 100 else t
+        )
+    return " ".join(out)
+
+
+def _name_words(s: str, vocab: frozenset[str]) -> list[str]:
+    """What is left that could be part of a model name: ASCII tokens that are not filler
+    (a Polish case ending taken off first: "llamą" is "llama")."""
     words: list[str] = []
     for w in WORD.findall(s):
-        w = w.strip(".-:/_")
+        w = base_form(w.strip(".-:/_"), vocab)
         ok = w and len(w) <= MAX_NAME_CHARS and w.isascii() and w not in STOP_WORDS
         if ok and NAMEISH.fullmatch(w):
             words.append(w)
@@ -200,9 +214,20 @@ def _name_words(s: str) -> list[str]:
     return words
 
 
+def exact_model(catalog: Catalog, ident: str) -> ModelSpec | None:
+    """The model an id or tag names exactly ("command-r:35b-08-2024" once its quantisation
+    suffix is cut), by its catalog id or an alias only it has."""
+    stem = norm(ident.strip(" -_:.,"))
+    pos = model_index(catalog).aliases.get(stem)
+    return catalog.models[pos] if pos is not None else catalog.model_by_id.get(stem)
+
+
 def read_model(q: Query, s: str, catalog: Catalog, size_neighbor: str = "") -> None:
     """Whatever is left that looks like words is the model name: match it, or say why not."""
-    words = _name_words(s)
+    if q.model is not None:  # an id or tag already named it exactly
+        return
+    index = model_index(catalog)
+    words = _name_words(s, index.vocab)
     if q.size_b is None and q.faq_topic is None:
         nums = [w for w in words if NUMBER_WORD.fullmatch(w)]
         named = [w for w in words if not NUMBER_WORD.fullmatch(w)]
@@ -225,7 +250,6 @@ def read_model(q: Query, s: str, catalog: Catalog, size_neighbor: str = "") -> N
     key = name_key(q.model_words)
     if not key or not LETTER.search(key):
         return
-    index = model_index(catalog)
     ranked = _rank(index, key, q.size_b)
     if q.faq_topic and q.size_b is None and ranked and ranked[0].score < 90:
         ranked = ()  # general questions carry words that are not model names
@@ -237,20 +261,29 @@ def read_model(q: Query, s: str, catalog: Catalog, size_neighbor: str = "") -> N
         id_like = any(ID_LIKE.search(w) for w in q.model_words.split())
         if not q.faq_topic and (near_size or id_like):
             q.unmatched_model = True
-        q.others = [ModelMatch(index.models[r.pos], r.score) for r in ranked[:5]]
-        return
+        return  # nothing is close enough to offer: "not recognised", never a far guess
     best = ranked[0]
     top = [r for r in ranked if r.score >= best.score - TIE]
+    fixed = _corrected(index, key)  # "deepsek r1" -> "deepseek r1"
     if q.size_b is None:
         # The person typed one model's own name ("deepseek r1") or an alias ("mixtral").
-        joined = key.replace(" ", "")
-        own = [r for r in top if index.name_joined[r.pos] == joined]
-        alias = index.aliases.get(norm(q.model_words))
+        typed = {key.replace(" ", ""), fixed.replace(" ", "")}
+        own = [r for r in top if index.name_joined[r.pos] in typed]
+        alias = index.aliases.get(norm(q.model_words)) or index.aliases.get(fixed)
         if len(own) == 1:
             top = own
         elif alias is not None and any(r.pos == alias for r in top):
             top = [r for r in top if r.pos == alias]
         best = top[0]
+    elif len(top) > 1:
+        # "mistral-small 24b": an alias that carries the size names one model of the tie.
+        size = f"{q.size_b:g}b"
+        alias = index.aliases.get(norm(f"{q.model_words} {size}")) or index.aliases.get(
+            f"{fixed} {size}"
+        )
+        if alias is not None and any(r.pos == alias for r in top):
+            top = sorted(top, key=lambda r: r.pos != alias)  # it first; the rest still noted
+            best = top[0]
     sizes = {index.models[r.pos].nominal_b for r in top}
     accept = best.score >= ACCEPT or (
         best.score >= ACCEPT_UNDERSPECIFIED and best.complete and best.head

@@ -33,7 +33,9 @@ WHAT_FITS = re.compile(
     r"\bwhat\s+(?:\w+\s+)?(?:fits?|can\s+(?:i|we|you)\s+(?:run|serve|host|fit)|runs?)\b"
     r"|\bwhich\s+models?\b|\bwhat\s+models?\b|\bbiggest\s+model\b|\blargest\s+model\b"
     r"|\bco\s+(?:uruchomi|zmieszcz|zmie[sś]ci|odpal)|\bjaki\s+model|\bjakie\s+modele"
-    r"|อะไรได้บ้าง|โมเดลไหน"
+    r"|อะไรได้บ้าง|โมเดลไหน|โมเดลอะไร|รันอะไร|อะไร\S{0,24}ได้บ้าง|ใหญ่สุดเท่าไหร่|ใหญ่ที่สุด"
+    r"|\bjaki\s+najwi[eę]kszy|\bco\s+(?:mog[eę]|da\s+si[eę])\s+(?:uruchomi|odpali|postawi)"
+    r"|\bwhat\s+(?:\w+\s+)?(?:will|would)\s+(?:fit|run)|\bwhat\s+runs\b"
 )
 CONTEXT_KM = re.compile(r"(?<![\w.$/:\-])(\d+(?:[.,]\d+)?)\s*(k|m)\b(?!\s*(?:usd|\$|b\b|gb\b))")
 CONTEXT_WORD = re.compile(
@@ -42,7 +44,14 @@ CONTEXT_WORD = re.compile(
     + GROUPED
     + r"(?:\s*("
     + THOUSANDS
-    + r"))?(?![\w.])"
+    + r"))?(?![\w.])(?!\s*(?:users?|chats?|sessions?|requests?|concurrent|simultaneous|people"
+    r"|u[żz]ytkownik\w*|os[oó]b|sesj\w*|คน|ผู้ใช้))"
+)
+# "16k context", "32k ctx", "8k kontekstu", "32k tokens of context": the number comes first.
+CONTEXT_BEFORE = re.compile(
+    r"(?<![\w.$/:\-])(\d{1,3}(?:[ ,]\d{3})+|\d+(?:[.,]\d+)?)\s*(" + THOUSANDS + r")?\s*"
+    r"(?:tokens?\s+(?:of\s+)?|token[óo]w\s+)?(?:context(?:\s+(?:length|window|size))?|ctx"
+    r"|kontekst\w*|บริบท)(?![\w=:])"
 )
 CONTEXT_TOKENS = re.compile(
     r"(?<![\w.])" + GROUPED + r"\s*(" + THOUSANDS + r")?\s*"
@@ -52,11 +61,14 @@ BIG_NUMBER = re.compile(r"(?<![\w.$/:\-,])(\d{4,8})(?![\w.]|\s*(?:gb|gib|usd|\$|
 BATCH = re.compile(
     r"\b(?:batch(?:[\s_-]*size)?|bs|partia|partii|partią|rozmiar\s+partii|แบตช์)\s*(?:of|=|:|x)?"
     r"\s*(\d+)\b"
-    r"|(?<![\w.$])(\d+)\s*(?:concurrent(?:\s+(?:users?|requests?|sessions?|streams?|chats?))?"
+    r"|(?<![\w.$])(\d+)\s*(?:(?:concurrent|simultaneous|parallel|active|r[oó]wnoczesn\w*"
+    r"|jednoczesn\w*|aktywn\w*)(?:\s+(?:users?|requests?|sessions?|streams?|chats?"
+    r"|conversations?|u[żz]ytkownik\w*|sesj\w*|rozm[oó]w|czat\w*))?"
     r"|users?|requests?|sessions?|conversations?|streams?|chats?|parallel(?:\s+\w+)?|people"
     r"|clients?|sequences?|u[żz]ytkownik\w*|os[oó]b|sesj\w*|r[oó]wnoleg\w*|rozm[oó]w|zapyta[ńn]"
-    r"|คน|ผู้ใช้|บทสนทนา|เซสชัน)(?!\w)"
-    r"|(?:ผู้ใช้|คน)\s*(\d+)"
+    r")(?!\w)"
+    r"|(?<![\w.$])(\d+)\s*(?:คน|ผู้ใช้|บทสนทนา|เซสชัน)"  # Thai runs words together: no edge
+    r"|(?:ผู้ใช้|คน)(?:พร้อมกัน)?\s*(\d+)"
 )
 SIZE = re.compile(
     r"(?<![\w.$])(\d+(?:[.,]\d+)?)\s*(b|t|bn|billion|trillion|mld|miliard\w*|bln)\b"
@@ -67,7 +79,11 @@ VRAM_GB = re.compile(
     r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(?:gb|gib|g)\b"
     r"(?:\s*(?:of\s+)?(?:vram|memory|card|gpu|karta|karty|karcie|pami[eę]ci))?"
 )
-MONEY = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*(k\b)?"
+MONEY = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*(k\b|grand\b|tys\b\.?|tysi[eę]c\w*|พัน)?"
+PER_MONTH = (
+    r"(?:\s*(?:/|per|a|an|each|na|za|ต่อ|เดือนละ)\s*(?:month\b|mo\b|miesi[aą]c\w*|mies\b\.?|เดือน)"
+    r"|\s*(?:monthly\b|miesi[eę]cznie\b|mies\.|ต่อเดือน|รายเดือน))"
+)
 BUDGET = re.compile(
     r"(?:\$\s*"
     + MONEY
@@ -75,7 +91,13 @@ BUDGET = re.compile(
     + MONEY
     + r"\s*(?:\$|usd\b|dollars?\b|dolar\w*|bucks\b|ดอลลาร์))"
     r"(?:\s*(?:/|per|a|an|each|na|za|ต่อ)\s*(?:month\b|mo\b|miesi[aą]c\w*|mies\b|เดือน))?"
-    r"|\b(?:budget|bud[żz]et\w*|งบ(?:ประมาณ)?)\s*(?:of|is|=|:|to|wynosi)?\s*" + MONEY
+    r"|\b(?:budget|bud[żz]et\w*|งบ(?:ประมาณ)?)\s*(?:of|is|=|:|to|wynosi|เดือนละ|ต่อเดือน)?\s*"
+    + MONEY
+    + r"|(?<![\w.])"
+    + MONEY
+    + PER_MONTH
+    + r"|(?:งบ|เดือนละ)\s*"
+    + MONEY
 )
 COUNT_WORDS = {
     "one": 1,
@@ -108,8 +130,34 @@ GPU_COUNT = re.compile(
     + r"\s*(?:x\s*)?"
     + CARD_NOUN
     + r"(?!\w)"
-    r"|(?:การ์ด|gpu)\s*(\d+)\s*(?:ใบ|ตัว)"
+    r"|(?:การ์ด|gpu)\s*(\d+)\s*(?:ใบ|ตัว)|(?<![\w.])(\d{1,2})\s*ใบ"
 )
+
+# "tp=4", "tp4", "tp 8", "tensor parallel 4", "tensor-parallel-size 2": that many cards.
+TENSOR_PARALLEL = re.compile(
+    r"(?<![\w.])(?:tp|tensor[\s_-]*parallel(?:ism)?(?:[\s_-]*size)?)\s*(?:=|:|of|x)?\s*(\d{1,4})\b"
+)
+
+# An inline shape: "80 layers, 8 kv heads, 64 heads, head_dim 128", "80 warstw", "80 ชั้น".
+SHAPE_WORDS = re.compile(
+    r"(?<![\w.])(\d{1,6})\s*(?:-\s*)?(layers?|warstw\w*|ชั้น|เลเยอร์|kv[\s_-]*heads?"
+    r"|key[\s_-]*value[\s_-]*heads?|gł[oó]wic\w*\s+kv|kv[\s_-]*gł[oó]wic\w*"
+    r"|(?:attention[\s_-]*|query[\s_-]*|q[\s_-]*)?heads?|gł[oó]wic\w*|hidden(?:[\s_-]*size)?)"
+    r"(?!\w)|\b(head[\s_-]*dim\w*|hidden[\s_-]*size|num[\s_-]*layers)\s*(?:=|:|of)?\s*(\d{1,6})\b"
+)
+
+
+def shape_field(word: str) -> str:
+    """Which shape field an inline word names ("kv heads" -> kv_heads)."""
+    if "kv" in word or "value" in word:
+        return "kv_heads"
+    if "dim" in word:
+        return "head_dim"
+    if "hidden" in word:
+        return "hidden"
+    if "head" in word or "głow" in word or "glow" in word:
+        return "attention_heads"
+    return "layers"
 
 
 def hint(*words: str) -> re.Pattern[str]:
@@ -157,7 +205,10 @@ LIMIT_CONTEXT = re.compile(
     r"\b(?:max(?:imum|imal)?|longest|biggest|largest|how\s+(?:long|much|big)(?:\s+an?)?"
     r"|najd[łl]u[żz]sz\w*|maksymaln\w*|najwi[eę]ksz\w*|maks\w*)\s+(?:\S+\s+){0,2}?"
     r"(?:context|ctx|kontekst\w*|sequence)"
-    r"|บริบท\S{0,12}?(?:สูงสุด|ยาวสุด|ยาวที่สุด|ได้เท่าไหร่)"
+    r"|บริบท\S{0,12}?(?:สูงสุด|ยาวสุด|ยาวที่สุด|ได้เท่าไหร่|ได้กี่)"
+    r"|\bhow\s+many\s+(?:\S+\s+){0,2}?(?:tokens?|k\b)|\bhow\s+(?:long|much)\s+(?:of\s+)?(?:a\s+)?"
+    r"(?:context|ctx|prompt)|\bile\s+(?:\S+\s+){0,2}?(?:token[óo]w|kontekstu)"
+    r"|\bjak\s+d[łl]ugi\s+kontekst|กี่โทเคน|โทเคนได้กี่|ยาวได้แค่ไหน"
 )
 LIMIT_BATCH = re.compile(
     r"\bhow\s+many\s+(?:\S+\s+){0,3}?(?:users?|requests?|sessions?|conversations?|streams?"
@@ -173,6 +224,9 @@ CARDS_LIST = re.compile(
     r"|\b(?:list|show|all)\s+(?:me\s+)?(?:the\s+|all\s+|your\s+)?(?:gpus|cards|prices)\b"
     r"|\bwhat\s+(?:gpus|cards)\s+(?:do\s+you\s+have|are\s+there|can\s+i\s+rent)"
     r"|\bjakie\s+(?:macie\s+)?karty\b|\bwszystkie\s+karty\b|การ์ดทั้งหมด|มีการ์ดอะไรบ้าง"
+    r"|\b(?:poka[żz]|wy[śs]wietl|podaj|lista)\s+(?:mi\s+)?(?:wszystkie\s+|dost[eę]pne\s+)?"
+    r"(?:karty|kart|gpu|cennik)\b|\bjakie\s+(?:s[aą]\s+)?(?:dost[eę]pne\s+)?(?:karty|gpu)\b"
+    r"|ขอดู(?:รายการ)?การ์ด|มีจีพียูอะไรบ้าง|มี\s*gpu\s*อะไรบ้าง|ดูราคาการ์ด"
 )
 CARD_INFO = re.compile(
     r"\b(?:card|gpu|karta|specs?|info|about|specyfikacja|kosztuje|price|cost)\b|การ์ด|ราคา"
@@ -190,12 +244,20 @@ FOLLOWUP_ANYWHERE = re.compile(r"\b(?:instead|zamiast|same\s+for|the\s+same)\b")
 FOLLOWUP_HINTS = hint("instead", "zamiast", "same")
 CARDS_HINTS = hint(
     "gpu", "card", "fleet", "price", "pricing", "catalog", "kart", "cennik", "flota", "การ์ด",
-    "ราคา",
+    "ราคา", "จีพียู",
 )  # fmt: skip
-LIMIT_CONTEXT_HINTS = hint("context", "ctx", "kontekst", "sequence", "บริบท")
+LIMIT_CONTEXT_HINTS = hint(
+    "context", "ctx", "kontekst", "sequence", "บริบท", "token", "tokenów", "โทเคน", "how many",
+    "how long", "prompt", "jak dług", "jak dlug", "ยาวได้",
+)  # fmt: skip
 LIMIT_BATCH_HINTS = hint("how many", "max", "ilu", "ile", "maks", "กี่")
-COUNT_HINTS = hint("card", "gpu", "kart", "การ์ด")
-BUDGET_HINTS = hint("$", "usd", "dol", "buck", "budget", "budż", "budz", "งบ", "ดอลลาร์")
+COUNT_HINTS = hint("card", "gpu", "kart", "การ์ด", "ใบ")
+TP_HINTS = hint("tp", "tensor")
+SHAPE_HINTS = hint("layer", "head", "warstw", "głowic", "glowic", "ชั้น", "เลเยอร์", "hidden")
+BUDGET_HINTS = hint(
+    "$", "usd", "dol", "buck", "budget", "budż", "budz", "งบ", "ดอลลาร์", "month", "mo", "mies",
+    "เดือน",
+)  # fmt: skip
 IDENT_HINTS = hint("/", ":", "-")
 KV_HINTS = hint("kv", "cache")
 CONTEXT_WORD_HINTS = hint("ctx", "context", "kontekst", "seq", "max", "บริบท", "ความยาว")
@@ -203,14 +265,17 @@ TOKENS_HINTS = hint("tok", "โทเคน")
 BATCH_HINTS = hint(
     "batch", "bs", "parti", "user", "concurrent", "request", "session", "conversation", "stream",
     "chat", "parallel", "people", "client", "sequence", "żytkown", "zytkown", "osob", "osób",
-    "sesj", "równoleg", "rownoleg", "rozm", "zapyta", "คน", "ผู้ใช้", "บทสนทนา", "เซสชัน", "แบตช์",
+    "sesj", "równoleg", "rownoleg", "rozm", "zapyta", "simultan", "czat", "active", "aktywn", "คน", "ผู้ใช้", "บทสนทนา", "เซสชัน", "แบตช์",
 )  # fmt: skip
 DIGIT = re.compile(r"\d")
 # Spellings of a precision or quant type; any of these the catalog does not know is reported.
 PRECISION_LIKE = re.compile(
     r"(?<![\w.])(?:i?q\d+(?:[_-]?[a-z0-9]{1,3}){0,3}|(?:nv|mx)?fp\d+|bf\d+|int\d+|nf\d+"
-    r"|w\d+a\d+|\d+[\s-]?bits?)(?![\w.])"
+    r"|w\d+a\d+|\d+[\s-]?bits?|\d+[\s-]?bit(?:ach|ów|ow|y|ami|owa|owe|owej|owy|owym|ową)"
+    r")(?![\w.])|(?<![\w.])\d+\s*บิต"  # Thai: the next word follows without a space
 )
+# A Polish or Thai ending on a bit count: "4 bitach" -> "4bit" before the lookup.
+BIT_ENDING = re.compile(r"(?<=\d)[\s-]*(?:bit(?:ach|ów|ow|y|ami|owa|owe|owej|owy|owym|ową|s)|บิต)$")
 PRECISION_SEPARATORS = re.compile(r"[\s_-]+")
 
 

@@ -7,6 +7,8 @@ remains is the model name, which :mod:`engine.understand.model_match` matches.
 
 from __future__ import annotations
 
+import re
+
 from engine.catalog import Catalog, norm
 from engine.understand.catalog_words import (
     catalog_words,
@@ -14,9 +16,10 @@ from engine.understand.catalog_words import (
     precision_of,
     unknown_precisions,
 )
+from engine.understand.config_paste import CONFIG_HINTS, read_config
 from engine.understand.faq_match import faq_index, match_faq
 from engine.understand.language import detect_lang
-from engine.understand.model_match import read_model
+from engine.understand.model_match import exact_model, read_model
 from engine.understand.normalise import clean
 from engine.understand.patterns import (
     BUDGET,
@@ -48,11 +51,37 @@ from engine.understand.patterns import (
     MOE_SIZE,
     SIZE,
     TASKS,
+    TENSOR_PARALLEL,
+    TP_HINTS,
     WHAT_FITS,
     scan,
 )
 from engine.understand.query import CardAsk, Query
-from engine.understand.slots import bound, cut, money, read_numbers, size_from
+from engine.understand.slots import bound, cut, money, read_numbers, read_shape, size_from
+
+# "what's", "i'm", "don't": the apostrophe must not leave a stray "s" for the model name.
+_CONTRACTION = re.compile(r"(?<=[a-z])'(?:s|re|m|ll|d|ve)\b|(?<=[a-z])n't\b")
+# "...-Q6_K.gguf": a file's extension keeps the quantisation before it from being read.
+_FILE_EXTENSION = re.compile(r"\.(?:gguf|ggml|safetensors|bin|pt|pth|onnx)\b")
+
+
+def _as_typed(raw: str, ident: str) -> str:
+    """An id as the person typed it (case kept), for saying it back."""
+    at = raw.lower().find(ident)
+    return raw[at : at + len(ident)] if at >= 0 and len(raw.lower()) == len(raw) else ident
+
+
+def _read_paste(q: Query, s: str) -> str:
+    """A pasted config.json is the model's exact shape; the rest of the message is read on."""
+    pasted = read_config(s)
+    if pasted is None:
+        return s
+    q.pasted, q.config_error = pasted.spec, pasted.error
+    if pasted.missing and pasted.error:
+        q.config_error = pasted.error + ":" + ",".join(pasted.missing)
+    q.precision = pasted.precision
+    start, end = pasted.span
+    return s[:start] + " " + s[end:]
 
 
 def parse(text: str, catalog: Catalog) -> Query:
@@ -61,6 +90,15 @@ def parse(text: str, catalog: Catalog) -> Query:
     q = Query(text=raw, truncated=truncated, lang=detect_lang(raw))
     s = " " + raw.lower() + " "
     pats = catalog_words(catalog)
+    if "'" in s:
+        s = _CONTRACTION.sub(lambda m: " not" if m.group(0) == "n't" else "", s)
+    if "." in s:
+        s = _FILE_EXTENSION.sub(" ", s)
+    if CONFIG_HINTS.search(s):
+        s = _read_paste(q, s)
+        config_precision, q.precision = q.precision, None
+    else:
+        config_precision = None
 
     if HELP.match(s):
         q.wants_help = True
@@ -95,16 +133,21 @@ def parse(text: str, catalog: Catalog) -> Query:
         s = s[:start] + " " + s[end:]
         pos = start
     if COUNT_HINTS.search(s) and (m := GPU_COUNT.search(s)):
-        n = m.group(1) or m.group(2)
+        n = next(g for g in m.groups() if g)
         q.count = COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)
         s = cut(s, m)
-        if q.cards and q.cards[0].count is None:
-            q.cards[0].count = q.count
+    if TP_HINTS.search(s) and (m := TENSOR_PARALLEL.search(s)):
+        q.count = q.count or int(m.group(1))  # "tp=4": tensor parallel over four cards
+        s = cut(s, m)
+    if q.count is not None and q.cards and q.cards[0].count is None:
+        q.cards[0].count = q.count
+    if digits:
+        s = read_shape(q, s)
 
     if BUDGET_HINTS.search(s) and (m := BUDGET.search(s)):
-        value = m.group(1) or m.group(3) or m.group(5)
-        thousands = m.group(2) or m.group(4) or m.group(6)
-        q.budget_usd = money(value, thousands)
+        g = m.groups()
+        at = next(i for i in range(0, len(g), 2) if g[i])  # each form: (amount, thousands)
+        q.budget_usd = money(g[at], g[at + 1])
         s = cut(s, m)
 
     # Names with their own numbers ("Qwen/Qwen2.5-32B-Instruct", "llama3.1:70b-q4_K_M").
@@ -156,6 +199,9 @@ def parse(text: str, catalog: Catalog) -> Query:
             rest = cut(rest, m)
         if q.precision is None:
             rest = unknown_precisions(q, rest, pats)
+        if q.model is None and (exact := exact_model(catalog, rest)) is not None:
+            q.model, q.model_score, q.model_words = exact, 100.0, exact.name
+            continue
         if q.size_b is None and (m := SIZE.search(rest)):
             q.size_b = size_from(m.group(1), m.group(2))
             rest = cut(rest, m)
@@ -164,7 +210,19 @@ def parse(text: str, catalog: Catalog) -> Query:
             size_neighbor = rest_words[0] if rest_words else ""
         q.model_words += " " + rest.strip()
 
-    read_model(q, s, catalog, size_neighbor)
+    if q.pasted is None and q.config_error is None:
+        from_idents = " ".join(EDGE_SEPARATORS.sub(" ", q.model_words).split())
+        read_model(q, s, catalog, size_neighbor)
+        if q.unmatched_model and not q.others and idents and from_idents:
+            # Say an unknown id back as typed ("mistralai/Ministral-8B-Instruct-2410").
+            rest = q.model_words.removeprefix(from_idents)
+            if rest != q.model_words:
+                order = sorted(idents, key=raw.lower().find)
+                q.model_words = " ".join([*(_as_typed(raw, i) for i in order), rest.strip()])
+                q.model_words = q.model_words.strip()
+    else:
+        q.size_b, q.model_words = None, q.pasted.name if q.pasted else ""
+        q.precision = q.precision or config_precision
     bound(q)
     if q.wants_limit and not q.has_subject:
         q.followup = True  # "max context?" asks about the last model

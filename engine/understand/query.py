@@ -53,10 +53,14 @@ class Query:
     wants_help: bool = False
     followup: bool = False
     truncated: bool = False
+    invalid: tuple[str, str] | None = None  # a slot said with a value nobody can size (batch 0)
+    pasted: ModelSpec | None = None  # a shape read from a pasted config.json (not the catalog)
+    config_error: str | None = None  # why a pasted config.json could not be read
+    shape: dict[str, int] = field(default_factory=dict)  # "80 layers, 8 kv heads" said inline
 
     @property
     def has_subject(self) -> bool:
-        return self.model is not None or self.size_b is not None
+        return self.model is not None or self.size_b is not None or self.pasted is not None
 
     @property
     def has_modifier(self) -> bool:

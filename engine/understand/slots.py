@@ -19,13 +19,17 @@ from engine.understand.patterns import (
     BATCH,
     BATCH_HINTS,
     BIG_NUMBER,
+    CONTEXT_BEFORE,
     CONTEXT_KM,
     CONTEXT_TOKENS,
     CONTEXT_WORD,
     CONTEXT_WORD_HINTS,
+    SHAPE_HINTS,
+    SHAPE_WORDS,
     SIZE,
     TOKENS_HINTS,
     VRAM_GB,
+    shape_field,
 )
 from engine.understand.query import Query
 
@@ -50,7 +54,11 @@ def cut(text: str, m: re.Match[str]) -> str:
 def read_numbers(q: Query, s: str, words: CatalogWords) -> tuple[str, str]:
     """Context, batch, VRAM, size: the slots that are numbers. Returns the rest of the text
     and the word right before the size ("zephyr" in "zephyr 7b")."""
-    if (CONTEXT_WORD_HINTS.search(s) and (m := CONTEXT_WORD.search(s))) or (
+    if CONTEXT_WORD_HINTS.search(s) and (m := CONTEXT_BEFORE.search(s)):
+        # "16k context 4 users": the number before the word, so "4" stays the users
+        q.context_tokens = tokens(num(m.group(1).replace(",", "").replace(" ", "")), m.group(2))
+        s = cut(s, m)
+    elif (CONTEXT_WORD_HINTS.search(s) and (m := CONTEXT_WORD.search(s))) or (
         TOKENS_HINTS.search(s) and (m := CONTEXT_TOKENS.search(s))
     ):
         q.context_tokens = tokens(int_grouped(m.group(1)), m.group(2))
@@ -83,8 +91,26 @@ def read_numbers(q: Query, s: str, words: CatalogWords) -> tuple[str, str]:
     return s, size_neighbor
 
 
+def read_shape(q: Query, s: str) -> str:
+    """ "70b, 80 layers, 8 kv heads": the shape said inline, cut from the text."""
+    if not SHAPE_HINTS.search(s):
+        return s
+    for m in list(SHAPE_WORDS.finditer(s))[:8]:
+        value, word = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        if int(value) > 0:
+            q.shape.setdefault(shape_field(word), int(value))
+    return SHAPE_WORDS.sub(" ", s) if q.shape else s
+
+
 def bound(q: Query) -> None:
-    """Numbers nobody means ("0b", a 300-digit VRAM) must not reach the arithmetic."""
+    """Numbers nobody means ("0b", a 300-digit VRAM) must not reach the arithmetic. A context,
+    batch or card count that was said but cannot be used (0) is kept as ``invalid``: it is
+    answered as such, never as "you did not say"."""
+    if q.invalid is None:
+        for slot, value in (("context_tokens", q.context_tokens), ("batch", q.batch)):
+            if value is not None and value < 1:
+                q.invalid = (slot, str(value))
+                break
     if q.size_b is not None and not MIN_SIZE_B <= q.size_b <= MAX_SIZE_B:
         q.bad_size_b = 0.0 if math.isnan(q.size_b) else q.size_b
         q.size_b = None

@@ -17,7 +17,9 @@ from engine import Catalog, ask, context_of, load_catalog
 from engine.understand import MAX_QUERY_CHARS, clean, detect_lang, parse
 
 CAT = load_catalog()
-KINDS = {"sizing", "fit", "card", "cards", "faq", "clarify", "help", "limit", "budget"}
+KINDS = {
+    "sizing", "fit", "card", "cards", "faq", "clarify", "help", "limit", "budget", "capacity", "error",
+}  # fmt: skip
 
 SPECIAL = [
     "\u0000", "\u0007", "\t", "\n", "\r", "\u000b", "\u001b", "\u007f", "\u0085", "\u00a0",

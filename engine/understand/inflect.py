@@ -1,0 +1,30 @@
+"""Polish case endings on model names: "z llamą", "deepseeka", "gemmę", "qwenem" name the
+same models as "llama", "deepseek", "gemma" and "qwen".
+
+Word-level and bounded: a word the model vocabulary already has is left alone, and an ending
+is only taken off when what remains is a vocabulary word, so nothing is guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+# (ending, what replaces it), longest endings first: "llamie" -> "llama", "qwenem" -> "qwen".
+_ENDINGS = (
+    ("iem", ""), ("owi", ""), ("ach", "a"), ("ami", "a"), ("ie", "a"), ("ie", ""), ("em", ""),
+    ("ą", "a"), ("ę", "a"), ("y", "a"), ("i", "a"), ("a", ""), ("u", ""), ("e", ""),
+    ("ą", ""), ("ę", ""),
+)  # fmt: skip
+MIN_STEM = 3
+
+
+def base_form(word: str, vocab: Collection[str]) -> str:
+    """The vocabulary word an inflected name stands for, or the word itself."""
+    if word in vocab or len(word) <= MIN_STEM:
+        return word
+    for ending, repl in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= MIN_STEM:
+            stem = word[: -len(ending)] + repl
+            if stem in vocab:
+                return stem
+    return word
