@@ -32,6 +32,7 @@ from typing import Any, Final
 __all__ = [
     "BEAT_EVERY_S",
     "MAX_AGE_S",
+    "TELEGRAM_POLLING",
     "Heartbeat",
     "check",
     "discord_alive",
@@ -49,6 +50,8 @@ MAX_AGE_S: Final = 20.0
 PROBE_TIMEOUT_S: Final = 4.0
 SERVICES: Final = ("web", "telegram", "discord")
 _TELEGRAM_TASK: Final = "vramchat.heartbeat"
+#: Set in the application's bot_data by our own poller while it polls (PTB's updater then idles).
+TELEGRAM_POLLING: Final = "vramchat.polling"
 
 log = logging.getLogger("vramchat.health")
 
@@ -146,7 +149,10 @@ def watch_telegram(app: Any, path: Path | None = None) -> None:
 
     async def probe() -> str | None:
         updater = app.updater
-        if not app.running or (updater is not None and not updater.running):
+        polling = bool(app.bot_data.get(TELEGRAM_POLLING)) or (
+            updater is not None and updater.running
+        )
+        if not app.running or not polling:
             return None
         me = await app.bot.get_me()
         return f"getMe ok as @{me.username}"

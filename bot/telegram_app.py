@@ -720,6 +720,13 @@ class Poller:
         """Poll until :meth:`stop`; returns after the last batch is answered and confirmed."""
         bot = self.app.bot
         backoff = 1.0
+        self.app.bot_data[health.TELEGRAM_POLLING] = True
+        try:
+            await self._poll(bot, backoff)
+        finally:
+            self.app.bot_data[health.TELEGRAM_POLLING] = False
+
+    async def _poll(self, bot: Bot, backoff: float) -> None:
         while not self.stopping.is_set():
             fetch = asyncio.ensure_future(
                 bot.get_updates(
@@ -821,6 +828,7 @@ async def serve_polling(app: TgApp, settings: Settings, desk: Desk) -> None:
         try:
             await poller.run()
         finally:
+            await health.stop_telegram(app)
             await app.stop()
 
 
