@@ -11,11 +11,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-import yaml
-from pydantic import BaseModel, ValidationError
-
+from engine import catalog_cache
+from engine.catalog_files import _declared_count, _validate
 from engine.errors import CatalogError
 from engine.models import (
     LANGS,
@@ -43,10 +42,6 @@ FILES = (
     "pricebook_hourly.yaml",
 )
 _PLACEHOLDER = re.compile(r"\{(\w+)")
-
-M = TypeVar("M", bound=BaseModel)
-# libyaml's loader is about 7x faster than the pure-Python one; both are the safe loader.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def norm(text: str) -> str:
@@ -148,51 +143,16 @@ def _read_yaml(path: Path, name: str | None = None) -> Any:
         raise CatalogError(
             name, None, None, f"not valid UTF-8 at line {line} (byte {exc.start})"
         ) from exc
+    import yaml  # only when data is parsed: a cached catalog needs neither yaml nor pydantic
+
+    # libyaml's loader is about 7x faster than the pure-Python one; both are the safe loader.
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        return yaml.load(text, Loader=_LOADER)
+        return yaml.load(text, Loader=loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         raise CatalogError(name, None, None, f"not valid YAML{where}") from exc
-
-
-def _entry_label(raw: Any, loc: tuple[int | str, ...]) -> str | None:
-    """Name the entry an error sits in by its ``name``/``id`` when the data has one."""
-    node = raw
-    label: str | None = None
-    for i, part in enumerate(loc):
-        try:
-            node = node[part]
-        except (KeyError, IndexError, TypeError):
-            break
-        if isinstance(part, int) and isinstance(node, dict):
-            ident = node.get("id") or node.get("name")
-            label = f"{loc[i - 1]}[{part}]" + (f" ({ident})" if ident else "")
-    return label
-
-
-def _declared_count(raw: Any, file: str, key: str) -> Any:
-    """Check and drop an ``expect_<key>: N`` declaration, so a file cut short is refused.
-
-    A YAML file truncated at an entry boundary is still valid YAML with fewer entries; the
-    count, written above the list, survives the cut and tells the two apart.
-    """
-    if not isinstance(raw, dict) or f"expect_{key}" not in raw:
-        return raw
-    raw = dict(raw)
-    declared = raw.pop(f"expect_{key}")
-    entries = raw.get(key)
-    if not isinstance(declared, int) or isinstance(declared, bool) or declared < 0:
-        raise CatalogError(file, None, f"expect_{key}", "must be a whole number of entries")
-    if isinstance(entries, list) and len(entries) != declared:
-        raise CatalogError(
-            file,
-            None,
-            key,
-            f"{len(entries)} entries but expect_{key} says {declared} "
-            "(file cut short? fix the file or the count)",
-        )
-    return raw
 
 
 def fleet_shrink(old: Catalog, new: Catalog) -> str | None:
@@ -215,25 +175,6 @@ def fleet_shrink(old: Catalog, new: Catalog) -> str | None:
             f"but prices_as_of is still {new.prices_as_of}: change the date to remove cards",
         )
     )
-
-
-def _validate(model: type[M], raw: Any, file: str) -> M:
-    if not isinstance(raw, dict):
-        raise CatalogError(file, None, None, "top level must be a mapping")
-    try:
-        return model.model_validate(raw)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = tuple(err["loc"])
-        entry = _entry_label(raw, loc)
-        fld = ".".join(str(p) for p in loc if not isinstance(p, int)) or None
-        if err["type"] == "extra_forbidden":
-            problem = "unknown key (check the spelling)"
-        elif err["type"] == "missing":
-            problem = "required field is missing"
-        else:
-            problem = err["msg"]
-        raise CatalogError(file, entry, fld, problem) from exc
 
 
 def _unique(
@@ -396,9 +337,38 @@ def _load_messages(data_dir: Path) -> dict[str, dict[str, str]]:
     return out
 
 
-def load_catalog(data_dir: Path | str | None = None, price_book: str = "monthly") -> Catalog:
-    """Read and cross-check every data file; raise CatalogError on the first problem."""
+def load_catalog(
+    data_dir: Path | str | None = None,
+    price_book: str = "monthly",
+    *,
+    cache_dir: Path | str | None = None,
+) -> Catalog:
+    """Read and cross-check every data file; raise CatalogError on the first problem.
+
+    With ``cache_dir`` (the caller's choice: the engine itself writes nowhere), a catalog
+    validated before from byte-identical data files by the same code is read back from a
+    pickle there instead; a missing, stale or damaged cache file is ignored and rewritten,
+    and a cache that cannot be written costs nothing but the speed.
+    """
     d = Path(data_dir) if data_dir is not None else DEFAULT_DATA_DIR
+    if cache_dir is None:
+        return _load(d, price_book)
+    files = [*FILES, *sorted(f"messages/{p.name}" for p in (d / "messages").glob("*.yaml"))]
+    key = catalog_cache.cache_key(d, files, price_book)
+    if key is None:  # a data file is missing or unreadable: the full load says which
+        return _load(d, price_book)
+    path = Path(cache_dir) / f"catalog-{key.hex()}.pickle"
+    cat = catalog_cache.read(path, key)
+    if not isinstance(cat, Catalog):
+        cat = _load(d, price_book)
+        catalog_cache.write(path, key, cat)
+    elif cat.data_dir != d:  # the same folder, named another way
+        object.__setattr__(cat, "data_dir", d)
+    return cat
+
+
+def _load(d: Path, price_book: str) -> Catalog:
+    """The full load: parse every file, validate it with pydantic, cross-check."""
     fleet_raw = _declared_count(_read_yaml(d / "cards.yaml"), "cards.yaml", "cards")
     fleet = _validate(CardsFile, fleet_raw, "cards.yaml")
     models = _validate(ModelsFile, _read_yaml(d / "models.yaml"), "models.yaml").models
