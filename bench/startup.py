@@ -8,8 +8,8 @@
 per round, so both see the same machine load; peak RSS of each child comes from
 ``/usr/bin/time -f %M``. llmfit is taken from ``--llmfit``, ``$LLMFIT`` or PATH, else
 installed with pip into a venv outside the repository (``$TMPDIR/vramchat-bench-venv``).
-The catalog cache goes to a fresh temporary ``XDG_CACHE_HOME``, written by one warm-up run
-(the first run after a data change pays for validating the data; that run is reported too).
+The catalog cache goes to ~/.cache/vramchat under a fresh temporary ``HOME``, written by one
+warm-up run (the first run after a data change validates the data; that run is shown too).
 With ``--bots`` the bots are also started against local fake platform servers (tests/fakes)
 and timed from spawn to their first reply; their resident memory (VmRSS) is read right after.
 """
@@ -87,7 +87,7 @@ def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
 
 def time_side_by_side(rounds: int, llmfit: str) -> dict[str, tuple[list[float], float]]:
     """Alternate vram ask and llmfit plan, ``rounds`` of each; the first cold-cache run too."""
-    env = {**ENV, "XDG_CACHE_HOME": tempfile.mkdtemp(prefix="vramchat-bench-cache-")}
+    env = {**ENV, "HOME": tempfile.mkdtemp(prefix="vramchat-bench-home-")}
     ask = [VRAM, "ask", QUESTION, "--format", "json"]
     plan = [llmfit, *LLMFIT_ARGS]
     cold = timed(ask, env)  # writes the catalog cache (and the bytecode, if missing)
@@ -104,7 +104,7 @@ def time_side_by_side(rounds: int, llmfit: str) -> dict[str, tuple[list[float], 
             times, peak = out[name]
             times.append(secs)
             out[name] = (times, max(peak, mb))
-    shutil.rmtree(env["XDG_CACHE_HOME"], ignore_errors=True)
+    shutil.rmtree(env["HOME"], ignore_errors=True)
     return out
 
 

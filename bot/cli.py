@@ -10,12 +10,9 @@ import json
 import logging
 import os
 import re
-import shutil
 import sys
-import textwrap
 import time
 import unicodedata
-import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -83,6 +80,8 @@ def colourise(text: str) -> str:
 
 def wrap(text: str, width: int) -> str:
     """Wrap at word boundaries to ``width``; continuation lines keep the line's indent."""
+    import textwrap
+
     out: list[str] = []
     for line in text.split("\n"):
         if len(line) <= width or not line.strip():
@@ -105,6 +104,8 @@ def present(text: str, fmt: str, stream: object = None) -> str:
     """What a terminal gets: wrapped to its width and coloured; pipes get the text as is."""
     if fmt != "text" or (not use_colour(stream) and not _isatty(stream)):
         return text
+    import shutil
+
     text = wrap(text, shutil.get_terminal_size((100, 24)).columns - 1)
     return colourise(text) if use_colour(stream) else text
 
@@ -161,7 +162,7 @@ def _ask(text: str, lang: str | None, cat: Catalog, previous: Context | None = N
     answer = ask(text, lang, catalog=cat, previous=previous)
     log.info(
         "rid=%s platform=cli kind=%s lang=%s latency_ms=%.2f",
-        uuid.uuid4().hex[:8],
+        os.urandom(4).hex(),  # a request id, as the bots log (uuid costs ~2 ms to import)
         answer.kind,
         answer.lang,
         (time.perf_counter() - start) * 1000,

@@ -70,6 +70,9 @@ class Catalog:
     precision_alias: dict[str, str] = field(default_factory=dict)
     kv_by_name: dict[str, KvDtype] = field(default_factory=dict)
     kv_alias: dict[str, str] = field(default_factory=dict)
+    # Indexes built from this catalog by functions marked @per_catalog, by function name:
+    # kept with the catalog (and in its cache file), so a cached start rebuilds none of them.
+    memo: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def cards(self) -> list[Card]:
@@ -354,15 +357,10 @@ def load_catalog(
     if cache_dir is None:
         return _load(d, price_book)
     files = [*FILES, *sorted(f"messages/{p.name}" for p in (d / "messages").glob("*.yaml"))]
-    key = catalog_cache.cache_key(d, files, price_book)
-    if key is None:  # a data file is missing or unreadable: the full load says which
+    cat = catalog_cache.load(Path(cache_dir), d, files, price_book, _load)
+    if not isinstance(cat, Catalog):  # written by other code despite the key
         return _load(d, price_book)
-    path = Path(cache_dir) / f"catalog-{key.hex()}.pickle"
-    cat = catalog_cache.read(path, key)
-    if not isinstance(cat, Catalog):
-        cat = _load(d, price_book)
-        catalog_cache.write(path, key, cat)
-    elif cat.data_dir != d:  # the same folder, named another way
+    if cat.data_dir != d:  # the same folder, named another way
         object.__setattr__(cat, "data_dir", d)
     return cat
 

@@ -11,8 +11,6 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rapidfuzz import fuzz, process
-
 from engine.catalog import Catalog, norm
 from engine.understand.model_index import (
     ModelIndex,
@@ -65,6 +63,8 @@ def _token_matches(index: ModelIndex, token: str) -> tuple[tuple[str, float], ..
         # Words with the same first letter first: a small list, and where typos almost
         # always land; the whole vocabulary only when that finds nothing.
         for pool in (index.words_by_initial.get(token[0], ()), index.words):
+            from rapidfuzz import fuzz, process  # on the first typo: ~7 ms to import
+
             hits = process.extract(
                 token, pool, scorer=fuzz.ratio, score_cutoff=TYPO_CUTOFF, limit=4
             )
@@ -155,6 +155,8 @@ def _rank(index: ModelIndex, key: str, size_b: float | None) -> tuple[_Ranked, .
     joined = "".join(qtoks)
     if top < ACCEPT and len(joined) >= 4:
         # Glued names: "deepseekr1", "codellama", "mistralnemo".
+        from rapidfuzz import fuzz, process
+
         for _, score, j in process.extract(
             joined, index.joined, scorer=fuzz.ratio, score_cutoff=88, limit=8
         ):
