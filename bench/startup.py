@@ -1,10 +1,17 @@
-"""Process start to first answer, and resident memory, for the three ways a process starts.
+"""Process start to first answer, and resident memory, for the three ways a process starts;
+`vram ask` side by side with llmfit's `plan` (the closest equivalent of a peer tool).
 
-    .venv/bin/python bench/startup.py [--runs 15]
+    .venv/bin/python bench/startup.py [--rounds 21] [--bots]
 
-`vram ask` is timed as a whole process (spawn to exit). The bots are started against local
-fake platform servers (tests/fakes) and timed from spawn to their first reply; their resident
-memory (VmRSS of the process) is read right after that reply.
+`vram ask "70b int4 128k" --format json` and `llmfit plan <Llama 3.1 70B> --context 131072
+--quant Q4_K_M --json` are timed as whole processes (spawn to exit), alternating one of each
+per round, so both see the same machine load; peak RSS of each child comes from
+``/usr/bin/time -f %M``. llmfit is taken from ``--llmfit``, ``$LLMFIT`` or PATH, else
+installed with pip into a venv outside the repository (``$TMPDIR/vramchat-bench-venv``).
+The catalog cache goes to ~/.cache/vramchat under a fresh temporary ``HOME``, written by one
+warm-up run (the first run after a data change validates the data; that run is shown too).
+With ``--bots`` the bots are also started against local fake platform servers (tests/fakes)
+and timed from spawn to their first reply; their resident memory (VmRSS) is read right after.
 """
 
 from __future__ import annotations
@@ -13,15 +20,27 @@ import argparse
 import asyncio
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 VRAM = str(Path(sys.executable).parent / "vram")
+QUESTION = "70b int4 128k"
+LLMFIT_ARGS = [
+    "plan",
+    "meta-llama/Llama-3.1-70B-Instruct",
+    "--context",
+    "131072",
+    "--quant",
+    "Q4_K_M",
+    "--json",
+]
 
 
 def rss_mb(pid: int) -> float:
@@ -39,22 +58,54 @@ TELEGRAM_TOKEN = "123456789:AAEhBOweik6ad9r_QXMENQjcrGbqCr4K-qw"
 DISCORD_TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.GrObUs.abcdefghijklmnopqrstuvwxyz987654"
 
 
-def time_ask(runs: int) -> tuple[list[float], float]:
-    subprocess.run([VRAM, "ask", "70b int4 128k"], capture_output=True, check=True, env=ENV)
-    times = []
-    peak = 0.0
-    for _ in range(runs):
-        t = time.perf_counter()
-        out = subprocess.run(
-            ["/usr/bin/time", "-f", "%M", VRAM, "ask", "70b int4 128k"],
-            capture_output=True,
-            text=True,
-            check=True,
-            env=ENV,
-        )
-        times.append(time.perf_counter() - t)
-        peak = max(peak, int(out.stderr.strip().splitlines()[-1]) / 1024)
-    return times, peak
+def find_llmfit(given: str | None) -> str:
+    """llmfit's binary: given, on PATH, or pip-installed into a venv outside the repository."""
+    if given:
+        return given
+    found = os.environ.get("LLMFIT") or shutil.which("llmfit")
+    if found:
+        return found
+    venv = Path(tempfile.gettempdir()) / "vramchat-bench-venv"
+    exe = venv / "bin" / "llmfit"
+    if not exe.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "llmfit"], check=True)
+    return str(exe)
+
+
+def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Spawn-to-exit seconds and peak RSS (MB) of one process."""
+    t = time.perf_counter()
+    out = subprocess.run(
+        ["/usr/bin/time", "-f", "%M", *cmd], capture_output=True, text=True, env=env
+    )
+    elapsed = time.perf_counter() - t
+    if out.returncode != 0:
+        raise RuntimeError(f"{cmd[0]} exited {out.returncode}: {out.stderr[-300:]}")
+    return elapsed, int(out.stderr.strip().splitlines()[-1]) / 1024
+
+
+def time_side_by_side(rounds: int, llmfit: str) -> dict[str, tuple[list[float], float]]:
+    """Alternate vram ask and llmfit plan, ``rounds`` of each; the first cold-cache run too."""
+    env = {**ENV, "HOME": tempfile.mkdtemp(prefix="vramchat-bench-home-")}
+    ask = [VRAM, "ask", QUESTION, "--format", "json"]
+    plan = [llmfit, *LLMFIT_ARGS]
+    cold = timed(ask, env)  # writes the catalog cache (and the bytecode, if missing)
+    timed(plan, env)
+    out: dict[str, tuple[list[float], float]] = {
+        "vram ask (first run, cache written)": ([cold[0]], cold[1]),
+        "vram ask": ([], 0.0),
+        "llmfit plan": ([], 0.0),
+    }
+    for i in range(rounds):
+        order = (("vram ask", ask), ("llmfit plan", plan))
+        for name, cmd in order if i % 2 == 0 else order[::-1]:
+            secs, mb = timed(cmd, env)
+            times, peak = out[name]
+            times.append(secs)
+            out[name] = (times, max(peak, mb))
+    shutil.rmtree(env["HOME"], ignore_errors=True)
+    return out
 
 
 async def time_telegram(runs: int) -> tuple[list[float], float]:
@@ -120,17 +171,32 @@ def row(name: str, times: list[float], mem: float) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--rounds", type=int, default=21)
+    ap.add_argument("--bots", action="store_true", help="also time the two bots")
     ap.add_argument("--bot-runs", type=int, default=3)
+    ap.add_argument("--llmfit", default=None, help="path of the llmfit binary")
     args = ap.parse_args()
+    llmfit = find_llmfit(args.llmfit)
+    version = subprocess.run([llmfit, "--version"], capture_output=True, text=True).stdout
     print(
         f"machine: {platform.machine()} {os.cpu_count()} cpus, Python {platform.python_version()}"
+        f", {version.strip()}"
     )
+    print(f"vram: {VRAM} ask {QUESTION!r} --format json; llmfit: {' '.join(LLMFIT_ARGS)}")
     print()
     print("| process | runs | median s | min s | max s | memory MB |")
     print("|---|---|---|---|---|---|")
-    t, m = time_ask(args.runs)
-    print(row("vram ask (spawn to exit; peak RSS)", t, m))
+    rows = time_side_by_side(args.rounds, llmfit)
+    for name, (t, m) in rows.items():
+        print(row(name, t, m))
+    ratio = statistics.median(rows["vram ask"][0]) / statistics.median(rows["llmfit plan"][0])
+    print()
+    print(f"vram ask median / llmfit plan median: {ratio:.2f}")
+    if not args.bots:
+        return 0
+    print()
+    print("| process | runs | median s | min s | max s | memory MB |")
+    print("|---|---|---|---|---|---|")
     for name, fn in (
         ("vram telegram (spawn to first reply; RSS)", time_telegram),
         ("vram discord (spawn to first reply; RSS)", time_discord),

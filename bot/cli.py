@@ -1,5 +1,6 @@
 """``vram``: the command line. Each subcommand imports its adapter only when it runs, so
-``vram ask`` starts without loading discord, telegram or aiohttp."""
+``vram ask`` starts without loading discord, telegram or aiohttp, and ``vram --help`` without
+loading the engine at all."""
 
 from __future__ import annotations
 
@@ -9,17 +10,15 @@ import json
 import logging
 import os
 import re
-import shutil
 import sys
-import textwrap
 import time
 import unicodedata
-import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from engine import Answer, Catalog, CatalogError, Context, ask, context_of, load_catalog
-from engine.i18n import t
+if TYPE_CHECKING:
+    from engine import Answer, Catalog, Context
 
 log = logging.getLogger("vramchat.cli")
 
@@ -38,6 +37,18 @@ def _version() -> str:
         return version("vramchat")
     except PackageNotFoundError:  # run from a source tree without installing
         return "unknown"
+
+
+class _VersionAction(argparse.Action):
+    """``--version``, looked up only when asked (importlib.metadata costs ~15 ms to load)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        kwargs.setdefault("help", "show program's version number and exit")
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        print(f"vram {_version()}")
+        parser.exit()
 
 
 def use_colour(stream: object = None) -> bool:
@@ -69,6 +80,8 @@ def colourise(text: str) -> str:
 
 def wrap(text: str, width: int) -> str:
     """Wrap at word boundaries to ``width``; continuation lines keep the line's indent."""
+    import textwrap
+
     out: list[str] = []
     for line in text.split("\n"):
         if len(line) <= width or not line.strip():
@@ -91,6 +104,8 @@ def present(text: str, fmt: str, stream: object = None) -> str:
     """What a terminal gets: wrapped to its width and coloured; pipes get the text as is."""
     if fmt != "text" or (not use_colour(stream) and not _isatty(stream)):
         return text
+    import shutil
+
     text = wrap(text, shutil.get_terminal_size((100, 24)).columns - 1)
     return colourise(text) if use_colour(stream) else text
 
@@ -100,8 +115,26 @@ def _isatty(stream: object = None) -> bool:
     return bool(isatty and isatty())
 
 
-def _catalog(data_dir: str | None, price_book: str = "monthly") -> Catalog:
-    return load_catalog(data_dir or _env_data_dir(), price_book)
+def t(catalog: Catalog, lang: str, key: str, **params: Any) -> str:
+    from engine.i18n import t as lookup
+
+    return lookup(catalog, lang, key, **params)
+
+
+def cache_dir(args: argparse.Namespace | None = None) -> Path | None:
+    """Where the validated catalog is cached: ``--cache-dir``, else ~/.cache/vramchat;
+    ``--no-cache`` turns it off (every start then validates the data files in full)."""
+    if args is not None and getattr(args, "no_cache", False):
+        return None
+    given = getattr(args, "cache_dir", None) if args is not None else None
+    return Path(given) if given else Path(os.path.expanduser("~")) / ".cache" / "vramchat"
+
+
+def _catalog(args: argparse.Namespace) -> Catalog:
+    from engine.catalog import load_catalog
+
+    data_dir = args.data_dir or _env_data_dir()
+    return load_catalog(data_dir, args.price_book, cache_dir=cache_dir(args))
 
 
 def _env_data_dir() -> str | None:
@@ -123,11 +156,13 @@ def format_answer(answer: Answer, catalog: Catalog, fmt: str, explain: bool = Fa
 
 def _ask(text: str, lang: str | None, cat: Catalog, previous: Context | None = None) -> Answer:
     """One question, with the same log line the bots write (shown at VRAMCHAT_LOG_LEVEL=INFO)."""
+    from engine.answer import ask
+
     start = time.perf_counter()
     answer = ask(text, lang, catalog=cat, previous=previous)
     log.info(
         "rid=%s platform=cli kind=%s lang=%s latency_ms=%.2f",
-        uuid.uuid4().hex[:8],
+        os.urandom(4).hex(),  # a request id, as the bots log (uuid costs ~2 ms to import)
         answer.kind,
         answer.lang,
         (time.perf_counter() - start) * 1000,
@@ -137,7 +172,7 @@ def _ask(text: str, lang: str | None, cat: Catalog, previous: Context | None = N
 
 def cmd_ask(args: argparse.Namespace) -> int:
     """One answer; exit status 1 when the question was not understood (help/clarify/error)."""
-    cat = _catalog(args.data_dir, args.price_book)
+    cat = _catalog(args)
     answer = _ask(" ".join(args.query), args.lang, cat)
     print(present(format_answer(answer, cat, args.format, args.explain), args.format))
     return 1 if answer.kind in NOT_UNDERSTOOD else 0
@@ -178,7 +213,9 @@ def _setup_readline() -> Callable[[], None]:
 
 def cmd_chat(args: argparse.Namespace) -> int:
     """Interactive session: the assistant with no platform, follow-ups included."""
-    cat = _catalog(args.data_dir, args.price_book)
+    from engine.answer import context_of
+
+    cat = _catalog(args)
     prev: Context | None = None
     interactive = sys.stdin.isatty()
     save = _setup_readline() if interactive else (lambda: None)
@@ -244,7 +281,9 @@ def parse_tokens(text: str) -> int:
 
 def cmd_cards(args: argparse.Namespace) -> int:
     """The fleet as an aligned table (the engine's own rows and header), filtered by VRAM."""
-    cat = _catalog(args.data_dir, args.price_book)
+    cat = _catalog(args)
+    from engine.answer import ask
+
     answer = ask("gpus", args.lang, catalog=cat)
     lang = answer.lang
     if args.format != "text":
@@ -270,7 +309,7 @@ def cmd_cards(args: argparse.Namespace) -> int:
 
 def cmd_models(args: argparse.Namespace) -> int:
     """Known models as a table: a name filter, and size or context bounds."""
-    cat = _catalog(args.data_dir, args.price_book)
+    cat = _catalog(args)
     lang = args.lang or "en"
     needle = " ".join(args.search).lower()
     rows = [
@@ -306,6 +345,9 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 
 def cmd_check_data(args: argparse.Namespace) -> int:
+    """Always the full validation with pydantic: never read from (or written to) the cache."""
+    from engine.catalog import load_catalog
+
     cat = load_catalog(args.data_dir or _env_data_dir())
     for book in cat.price_books:
         cat.with_price_book(book)
@@ -355,7 +397,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="vram", description="How much VRAM, which card, what it costs."
     )
-    p.add_argument("--version", action="version", version=f"vram {_version()}")
+    p.add_argument("--version", action=_VersionAction)
 
     def data_options(sp: argparse.ArgumentParser, top: bool) -> None:
         """Accepted before and after the subcommand; the later one wins."""
@@ -364,6 +406,18 @@ def build_parser() -> argparse.ArgumentParser:
             "--data-dir",
             default=None if top else argparse.SUPPRESS,
             help="folder with cards.yaml, models.yaml, ...",
+        )
+        sp.add_argument(
+            "--cache-dir",
+            default=None if top else argparse.SUPPRESS,
+            metavar="DIR",
+            help="where the validated data is cached (default: ~/.cache/vramchat)",
+        )
+        sp.add_argument(
+            "--no-cache",
+            action="store_true",
+            default=False if top else argparse.SUPPRESS,
+            help="validate the data files on every start; write no cache",
         )
         sp.add_argument(
             "--price-book",
@@ -463,10 +517,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `vram ask ... | head`: the reader left, which is fine
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except CatalogError as exc:
-        print(f"vram: data error: {exc}", file=sys.stderr)
-        return 2
-    except Exception as exc:  # settings errors and the like: one line, no traceback
+    except Exception as exc:  # data and settings errors and the like: one line, no traceback
+        from engine.errors import CatalogError
+
+        if isinstance(exc, CatalogError):
+            print(f"vram: data error: {exc}", file=sys.stderr)
+            return 2
         from bot.settings import SettingsError
 
         if isinstance(exc, SettingsError):

@@ -6,11 +6,10 @@ dropped. Numbers are exact; rounding happens only in the text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from engine.frozen import Frozen
 from engine.models import MLA, AttentionShape, Lang, LayerTypes, RecurrentState, Task
 
 Kind = Literal[
@@ -28,10 +27,8 @@ Kind = Literal[
 ]
 
 
-class _Out(BaseModel):
+class _Out(Frozen):
     """Answer parts: plain data, serialised to the JSON contract."""
-
-    model_config = ConfigDict(frozen=True)
 
 
 class ModelRef(_Out):
@@ -173,26 +170,26 @@ class Answer(_Out):
     request: Request | None = None
     memory_gb: dict[str, float] | None = None
     recommendation: Pick | None = None
-    alternatives: list[Pick] = Field(default_factory=list)
+    alternatives: list[Pick] = field(default_factory=list)
     decode_tok_s: float | None = None
     cluster_nodes: int | None = None
     fit: Fit | None = None
-    fits: list[Fit] = Field(default_factory=list)
+    fits: list[Fit] = field(default_factory=list)
     card: CardInfo | None = None
-    cards: list[CardInfo] = Field(default_factory=list)
+    cards: list[CardInfo] = field(default_factory=list)
     limit: Limit | None = None
-    budget: list[BudgetOption] = Field(default_factory=list)
+    budget: list[BudgetOption] = field(default_factory=list)
     budget_usd: float | None = None
-    candidates: list[Candidate] = Field(default_factory=list)
-    caveats: list[Note] = Field(default_factory=list)
-    assumptions: list[Note] = Field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    caveats: list[Note] = field(default_factory=list)
+    assumptions: list[Note] = field(default_factory=list)
     quick_rule_gb: float | None = None
     kv_bytes_per_token: float | None = None
     prices_as_of: str | None = None
     faq_topic: str | None = None
     headline: str = ""
-    sections: list[Section] = Field(default_factory=list)
-    math: list[str] = Field(default_factory=list)
+    sections: list[Section] = field(default_factory=list)
+    math: list[str] = field(default_factory=list)
     text: str = ""
 
     def to_json(self) -> dict[str, Any]:

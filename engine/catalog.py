@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from engine import catalog_cache
 from engine.datafiles import check_messages, declared_count, validate
 from engine.errors import CatalogError
 from engine.models import (
@@ -43,9 +42,6 @@ FILES = (
     "pricebook_hourly.yaml",
 )
 
-# libyaml's loader is about 7x faster than the pure-Python one; both are the safe loader.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
 
 def norm(text: str) -> str:
     """Canonical key for aliases: case and separators do not matter to users."""
@@ -73,6 +69,9 @@ class Catalog:
     precision_alias: dict[str, str] = field(default_factory=dict)
     kv_by_name: dict[str, KvDtype] = field(default_factory=dict)
     kv_alias: dict[str, str] = field(default_factory=dict)
+    # Indexes built from this catalog by functions marked @per_catalog, by function name:
+    # kept with the catalog (and in its cache file), so a cached start rebuilds none of them.
+    memo: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def cards(self) -> list[Card]:
@@ -146,8 +145,12 @@ def _read_yaml(path: Path, name: str | None = None) -> Any:
         raise CatalogError(
             name, None, None, f"not valid UTF-8 at line {line} (byte {exc.start})"
         ) from exc
+    import yaml  # only when data is parsed: a cached catalog needs neither yaml nor pydantic
+
+    # libyaml's loader is about 7x faster than the pure-Python one; both are the safe loader.
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        return yaml.load(text, Loader=_LOADER)
+        return yaml.load(text, Loader=loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
@@ -319,9 +322,33 @@ def _load_messages(data_dir: Path) -> dict[str, dict[str, str]]:
     return out
 
 
-def load_catalog(data_dir: Path | str | None = None, price_book: str = "monthly") -> Catalog:
-    """Read and cross-check every data file; raise CatalogError on the first problem."""
+def load_catalog(
+    data_dir: Path | str | None = None,
+    price_book: str = "monthly",
+    *,
+    cache_dir: Path | str | None = None,
+) -> Catalog:
+    """Read and cross-check every data file; raise CatalogError on the first problem.
+
+    With ``cache_dir`` (the caller's choice: the engine itself writes nowhere), a catalog
+    validated before from byte-identical data files by the same code is read back from a
+    pickle there instead; a missing, stale or damaged cache file is ignored and rewritten,
+    and a cache that cannot be written costs nothing but the speed.
+    """
     d = Path(data_dir) if data_dir is not None else DEFAULT_DATA_DIR
+    if cache_dir is None:
+        return _load(d, price_book)
+    files = [*FILES, *sorted(f"messages/{p.name}" for p in (d / "messages").glob("*.yaml"))]
+    cat = catalog_cache.load(Path(cache_dir), d, files, price_book, _load)
+    if not isinstance(cat, Catalog):  # written by other code despite the key
+        return _load(d, price_book)
+    if cat.data_dir != d:  # the same folder, named another way
+        object.__setattr__(cat, "data_dir", d)
+    return cat
+
+
+def _load(d: Path, price_book: str) -> Catalog:
+    """The full load: parse every file, validate it with pydantic, cross-check."""
     fleet_raw = declared_count(_read_yaml(d / "cards.yaml"), "cards.yaml", "cards")
     fleet = validate(CardsFile, fleet_raw, "cards.yaml")
     models = validate(ModelsFile, _read_yaml(d / "models.yaml"), "models.yaml").models

@@ -1,5 +1,6 @@
 """Checks on one data file at a time: schema validation with precise messages, declared entry
-counts, and the message tables' completeness.
+counts, and the message tables' completeness. pydantic is imported on first use, so a
+process answering from a cached catalog never loads it.
 
 Every problem is a :class:`CatalogError` naming the file, the entry and the field; the catalog
 (``engine.catalog``) reads the files and adds the cross-file checks.
@@ -10,14 +11,13 @@ from __future__ import annotations
 import re
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
-
 from engine.errors import CatalogError
+from engine.frozen import Frozen
 from engine.models import LANGS
 
 _PLACEHOLDER = re.compile(r"\{(\w+)")
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound=Frozen)
 
 
 def entry_label(raw: Any, loc: tuple[int | str, ...]) -> str | None:
@@ -62,6 +62,8 @@ def declared_count(raw: Any, file: str, key: str) -> Any:
 def validate(model: type[M], raw: Any, file: str) -> M:
     if not isinstance(raw, dict):
         raise CatalogError(file, None, None, "top level must be a mapping")
+    from pydantic import ValidationError
+
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
@@ -69,7 +71,7 @@ def validate(model: type[M], raw: Any, file: str) -> M:
         loc = tuple(err["loc"])
         entry = entry_label(raw, loc)
         fld = ".".join(str(p) for p in loc if not isinstance(p, int)) or None
-        if err["type"] == "extra_forbidden":
+        if err["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
             problem = "unknown key (check the spelling)"
         elif err["type"] == "missing":
             problem = "required field is missing"

@@ -17,6 +17,8 @@ def t(catalog: Catalog, lang: str, key: str, **params: Any) -> str:
     """The message in ``lang`` (English if the key is unknown there), placeholders filled."""
     table = catalog.messages.get(lang) or catalog.messages["en"]
     text = table.get(key) or catalog.messages["en"].get(key) or key
+    if "{" not in text:  # nothing to fill: format_map would return it unchanged
+        return text
     return text.format_map(_Params(params))
 
 

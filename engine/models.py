@@ -9,19 +9,20 @@ Numbers are kept exact; rounding happens only when text is rendered.
 from __future__ import annotations
 
 import importlib
-from typing import Any, Literal
+from dataclasses import field
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from engine.frozen import Frozen, Ge, Gt, Le, Lt
 
 Task = Literal["inference", "full", "lora", "qlora"]
 Lang = Literal["en", "pl", "th"]
 LANGS: tuple[Lang, ...] = ("en", "pl", "th")
 
 
-class _Data(BaseModel):
+class _Data(Frozen):
     """Catalog entries: strict, so a typo in a data file is an error, not a silent default."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
 
 
 # --------------------------------------------------------------------------- catalog: cards
@@ -35,23 +36,23 @@ class Region(_Data):
 class Provider(_Data):
     name: str
     prices_as_of: str
-    hours_per_month: int = Field(gt=0)
-    min_term_days: int = Field(gt=0)
+    hours_per_month: Annotated[int, Gt(0)]
+    min_term_days: Annotated[int, Gt(0)]
     hourly_rentals: bool
-    deploy_seconds: int = Field(gt=0)
-    node_host_ram_tb: float = Field(gt=0)
+    deploy_seconds: Annotated[int, Gt(0)]
+    node_host_ram_tb: Annotated[float, Gt(0)]
     payment_methods: list[str]
     regions: list[Region]
 
 
 class Discount(_Data):
-    count: int = Field(ge=2)
-    pct: float = Field(ge=0, lt=100)
+    count: Annotated[int, Ge(2)]
+    pct: Annotated[float, Ge(0), Lt(100)]
 
 
 class Cluster(_Data):
     card: str
-    cards_per_node: int = Field(gt=0)
+    cards_per_node: Annotated[int, Gt(0)]
 
 
 class Card(_Data):
@@ -60,15 +61,15 @@ class Card(_Data):
     vendor: str
     platform: Literal["CUDA", "ROCm"]
     arch: str
-    vram_gb: float = Field(gt=0)
+    vram_gb: Annotated[float, Gt(0)]
     memory_type: str
-    bandwidth_gbps: float = Field(gt=0)
-    monthly_usd: float = Field(gt=0)
+    bandwidth_gbps: Annotated[float, Gt(0)]
+    monthly_usd: Annotated[float, Gt(0)]
     fp8: bool
     interconnect: str | None
     link_gbps: float | None
     regions: list[str]
-    min_count: int = Field(ge=1)
+    min_count: Annotated[int, Ge(1)]
     set_sizes: list[int]
     full_ft_sets: bool
     stock_free: int | None = None
@@ -96,30 +97,30 @@ class PriceBook(_Data):
     provider: str
     prices_as_of: str
     hourly_usd: dict[str, float]
-    min_count: dict[str, int] = {}
-    caveats: dict[str, list[str]] = {}
-    market_low_hourly_usd: dict[str, float] = {}
+    min_count: dict[str, int] = field(default_factory=dict)
+    caveats: dict[str, list[str]] = field(default_factory=dict)
+    market_low_hourly_usd: dict[str, float] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- catalog: models
 
 
 class MLA(_Data):
-    kv_lora_rank: int = Field(gt=0)
-    qk_rope_head_dim: int = Field(gt=0)
+    kv_lora_rank: Annotated[int, Gt(0)]
+    qk_rope_head_dim: Annotated[int, Gt(0)]
 
 
 class MoE(_Data):
-    experts: int = Field(gt=0)
-    experts_per_token: int = Field(gt=0)
-    shared_experts: int = Field(ge=0)
-    expert_intermediate_size: int | None = Field(default=None, gt=0)
-    moe_layers: int | None = Field(default=None, gt=0)
+    experts: Annotated[int, Gt(0)]
+    experts_per_token: Annotated[int, Gt(0)]
+    shared_experts: Annotated[int, Ge(0)]
+    expert_intermediate_size: Annotated[int, Gt(0)] | None = None
+    moe_layers: Annotated[int, Gt(0)] | None = None
     # projections per routed expert: 3 for gated experts (gate, up, down), 2 for ungated
     # ReLU^2 experts (up, down) such as Nemotron-H's
-    expert_matrices: int = Field(default=3, ge=2, le=3)
+    expert_matrices: Annotated[int, Ge(2), Le(3)] = 3
     # width the experts work in when it is not hidden_size (latent MoE: moe_latent_size)
-    expert_hidden_size: int | None = Field(default=None, gt=0)
+    expert_hidden_size: Annotated[int, Gt(0)] | None = None
 
 
 class NativePrecision(_Data):
@@ -134,12 +135,12 @@ class NativePrecision(_Data):
 class LayerTypes(_Data):
     """How many layers of each kind; only for models whose layers differ beyond sliding."""
 
-    full: int = Field(default=0, ge=0)
-    linear: int = Field(default=0, ge=0)  # Gated DeltaNet / linear attention
-    mamba: int = Field(default=0, ge=0)  # Mamba / Mamba2
-    sliding: int = Field(default=0, ge=0)
-    shared_kv: int = Field(default=0, ge=0)  # reuse an earlier layer's KV: add nothing
-    none: int = Field(default=0, ge=0)  # no sequence state (MLP-only layers)
+    full: Annotated[int, Ge(0)] = 0
+    linear: Annotated[int, Ge(0)] = 0  # Gated DeltaNet / linear attention
+    mamba: Annotated[int, Ge(0)] = 0  # Mamba / Mamba2
+    sliding: Annotated[int, Ge(0)] = 0
+    shared_kv: Annotated[int, Ge(0)] = 0  # reuse an earlier layer's KV: add nothing
+    none: Annotated[int, Ge(0)] = 0  # no sequence state (MLP-only layers)
 
     @property
     def total(self) -> int:
@@ -149,16 +150,16 @@ class LayerTypes(_Data):
 class RecurrentState(_Data):
     """Fixed per-sequence state of a linear-attention or Mamba layer, from config.json."""
 
-    heads: int = Field(gt=0)
-    key_dim: int = Field(gt=0)
-    value_dim: int = Field(gt=0)
-    conv_kernel: int = Field(ge=0)  # 0: no causal conv (MiniMax lightning attention)
-    conv_channels: int = Field(ge=0)
+    heads: Annotated[int, Gt(0)]
+    key_dim: Annotated[int, Gt(0)]
+    value_dim: Annotated[int, Gt(0)]
+    conv_kernel: Annotated[int, Ge(0)]  # 0: no causal conv (MiniMax lightning attention)
+    conv_channels: Annotated[int, Ge(0)]
 
 
 class AttentionShape(_Data):
-    kv_heads: int = Field(gt=0)
-    head_dim: int = Field(gt=0)
+    kv_heads: Annotated[int, Gt(0)]
+    head_dim: Annotated[int, Gt(0)]
 
 
 ModelTask = Literal["chat", "code", "reasoning", "vision"]
@@ -168,30 +169,30 @@ class ModelSpec(_Data):
     id: str
     name: str
     family: str
-    nominal_b: float = Field(gt=0)
+    nominal_b: Annotated[float, Gt(0)]
     released: str
     hf_repo: str
     aliases: list[str]
-    params_b: float = Field(gt=0)
+    params_b: Annotated[float, Gt(0)]
     active_params_b: float | None = None
-    layers: int = Field(gt=0)
-    hidden_size: int = Field(gt=0)
-    attention_heads: int = Field(gt=0)
-    kv_heads: int = Field(gt=0)
-    head_dim: int = Field(gt=0)
-    vocab_size: int = Field(gt=0)
-    max_context_tokens: int = Field(gt=0)
+    layers: Annotated[int, Gt(0)]
+    hidden_size: Annotated[int, Gt(0)]
+    attention_heads: Annotated[int, Gt(0)]
+    kv_heads: Annotated[int, Gt(0)]
+    head_dim: Annotated[int, Gt(0)]
+    vocab_size: Annotated[int, Gt(0)]
+    max_context_tokens: Annotated[int, Gt(0)]
     sliding_window: int | None = None
-    sliding_layers: int = Field(default=0, ge=0)
+    sliding_layers: Annotated[int, Ge(0)] = 0
     mla: MLA | None = None
     moe: MoE | None = None
-    intermediate_size: int | None = Field(default=None, gt=0)
+    intermediate_size: Annotated[int, Gt(0)] | None = None
     tie_word_embeddings: bool = False
     native_precision: NativePrecision
     layer_types: LayerTypes | None = None
     recurrent_state: RecurrentState | None = None
     full_attention: AttentionShape | None = None
-    tasks: list[ModelTask] = Field(default_factory=list)
+    tasks: list[ModelTask] = field(default_factory=list)
     variant_of: str | None = None
     ollama_precision: str | None = None
     source: str
@@ -204,7 +205,7 @@ class ModelsFile(_Data):
 
 class Precision(_Data):
     name: str
-    bits: float = Field(gt=0)
+    bits: Annotated[float, Gt(0)]
     needs_fp8: bool
     gguf: bool = False
     # Where a request for this precision applies: "all" parameters (the sources' plain types),
@@ -221,7 +222,7 @@ class Precision(_Data):
 
 class KvDtype(_Data):
     name: str
-    bytes: float = Field(gt=0)
+    bytes: Annotated[float, Gt(0)]
     aliases: list[str]
 
 
@@ -231,11 +232,11 @@ class PrecisionsFile(_Data):
 
 
 class Shape(_Data):
-    params_b: float = Field(gt=0)
-    layers: int = Field(gt=0)
-    attention_heads: int = Field(gt=0)
-    kv_heads: int = Field(gt=0)
-    head_dim: int = Field(gt=0)
+    params_b: Annotated[float, Gt(0)]
+    layers: Annotated[int, Gt(0)]
+    attention_heads: Annotated[int, Gt(0)]
+    kv_heads: Annotated[int, Gt(0)]
+    head_dim: Annotated[int, Gt(0)]
     like: str
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from engine.answer_types import Answer
 from engine.catalog import Catalog
-from engine.i18n import t
+from engine.i18n import _Params, t
 from engine.rounding import fmt_gb, fmt_num, fmt_usd
 
 
@@ -18,9 +18,15 @@ class Voice:
     def __init__(self, cat: Catalog, lang: str) -> None:
         self.cat = cat
         self.lang = lang
+        # Bound once per answer: about 27 lookups each (the same rules as engine.i18n.t).
+        self._en = cat.messages["en"]
+        self._table = cat.messages.get(lang) or self._en
 
     def t(self, key: str, **params: Any) -> str:
-        return t(self.cat, self.lang, key, **params)
+        text = self._table.get(key) or self._en.get(key) or key
+        if "{" not in text:  # nothing to fill: format_map would return it unchanged
+            return text
+        return text.format_map(_Params(params))
 
     def gb(self, value: float) -> str:
         return fmt_gb(value, self.lang)

@@ -5,9 +5,9 @@ piece, so a question only checks the few keywords whose piece it contains.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from engine.catalog import Catalog
+from engine.catalog_cache import per_catalog
 
 FAQ_MIN_SCORE = 1.5  # one keyword of a few letters is not enough to call it an FAQ
 
@@ -20,7 +20,7 @@ class FaqIndex:
     ids: frozenset[str]
 
 
-@lru_cache(maxsize=8)
+@per_catalog
 def faq_index(catalog: Catalog) -> FaqIndex:
     entries = [
         (kw.lower(), i, 1 + len(kw) / 20)

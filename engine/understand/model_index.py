@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from engine.catalog import Catalog, norm
+from engine.catalog_cache import per_catalog
 from engine.models import ModelSpec
 from engine.understand.patterns import MOE_SIZE, NUMBER_WORD
 
@@ -125,7 +126,7 @@ def _completion_keys(models: tuple[ModelSpec, ...], rank: list[int]) -> Completi
     )
 
 
-@lru_cache(maxsize=8)
+@per_catalog
 def model_index(catalog: Catalog) -> ModelIndex:
     """Built once per catalog object (hashed by identity): a reload gets a fresh index."""
     models = tuple(catalog.models)

@@ -11,8 +11,6 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rapidfuzz import fuzz, process
-
 from engine.catalog import Catalog, norm
 from engine.models import ModelSpec
 from engine.understand.inflect import base_form
@@ -69,6 +67,8 @@ def _token_matches(index: ModelIndex, token: str) -> tuple[tuple[str, float], ..
         # always land; the whole vocabulary only when that finds nothing.
         pools = ((index.words_by_initial.get(token[0], ()), TYPO_CUTOFF_SAME_INITIAL),)
         for pool, cutoff in (*pools, (index.words, TYPO_CUTOFF)):
+            from rapidfuzz import fuzz, process  # on the first typo: ~7 ms to import
+
             hits = process.extract(token, pool, scorer=fuzz.ratio, score_cutoff=cutoff, limit=4)
             for word, score, _ in hits:
                 out.setdefault(word, min(score / 100, TYPO_CAP))
@@ -157,6 +157,8 @@ def _rank(index: ModelIndex, key: str, size_b: float | None) -> tuple[_Ranked, .
     joined = "".join(qtoks)
     if top < ACCEPT and len(joined) >= 4:
         # Glued names: "deepseekr1", "codellama", "mistralnemo".
+        from rapidfuzz import fuzz, process
+
         for _, score, j in process.extract(
             joined, index.joined, scorer=fuzz.ratio, score_cutoff=88, limit=8
         ):
