@@ -81,6 +81,8 @@ def memory_lines(v: Voice, a: Answer) -> list[str]:
 
 def fit_line(v: Voice, f: Fit) -> str:
     key = ("fit.yes_tight" if f.tight else "fit.yes") if f.fits else "fit.no"
+    if not f.fits and f.headroom_gb >= 0:  # room enough, but the weights cannot run there
+        key = "fit.no_fp8"
     return v.t(
         key,
         card=f.card if f.count == 1 else f"{f.count}× {f.card}",
@@ -98,5 +100,10 @@ def card_lines(v: Voice, c: Any) -> list[str]:
         v.t("card.platform", platform=c.platform, arch=c.arch),
         v.t("card.sets", sizes=", ".join(str(n) for n in c.set_sizes) or "1", min=c.min_count),
         v.t("card.link", link=c.interconnect or "PCIe", gbps=v.num(c.link_gbps or 0)),
+        v.t(
+            "card.min_term",
+            week=v.usd(c.monthly_usd * 7 * 24 / v.cat.fleet.provider.hours_per_month),
+            days=v.cat.fleet.provider.min_term_days,
+        ),
         v.t("card.regions", regions=", ".join(c.regions)),
     ]
