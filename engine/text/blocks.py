@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.answer_types import Answer, Section
+from engine.answer_types import Answer, BudgetOption, Section
 from engine.sizing import GB
 from engine.text.formulas import math_lines
 from engine.text.labels import (
@@ -140,22 +140,30 @@ def _cards_blocks(v: Voice, a: Answer) -> dict[str, Any]:
     ]
     return {
         "headline": v.t("headline.cards", n=len(a.cards)),
-        "sections": [Section.model_construct(title=v.t("cards.header"), lines=lines)],
+        "sections": [
+            Section.model_construct(title=v.t("cards.header"), lines=lines),
+            Section.model_construct(title="", lines=[min_term(v)]),
+        ],
     }
 
 
 def _budget_blocks(v: Voice, a: Answer) -> dict[str, Any]:
-    lines = [
-        v.t(
-            "budget.row",
-            model=o.model,
-            prec=o.precision.upper(),
-            need=v.gb(o.need_gb),
-            card=o.card if o.count == 1 else f"{o.count}× {o.card}",
-            price=v.usd(o.monthly_usd),
-        )
-        for o in a.budget
-    ]
+    if a.kind == "capacity":
+        lines = [capacity_row(v, o) for o in a.budget]
+        if not lines:
+            lines = [v.t("capacity.none", vram=v.gb(a.fit.vram_gb or 0) if a.fit else "?")]
+    else:
+        lines = [
+            v.t(
+                "budget.row",
+                model=o.model,
+                prec=o.precision.upper(),
+                need=v.gb(o.need_gb),
+                card=o.card if o.count == 1 else f"{o.count}× {o.card}",
+                price=v.usd(o.monthly_usd),
+            )
+            for o in a.budget
+        ]
     if not lines:
         lines = [v.t("budget.none")]
     if a.kind == "capacity" and a.fit is not None:
@@ -167,3 +175,28 @@ def _budget_blocks(v: Voice, a: Answer) -> dict[str, Any]:
         "headline": headline,
         "sections": [Section.model_construct(title="", lines=lines)],
     }
+
+
+def capacity_row(v: Voice, o: BudgetOption) -> str:
+    """One model on the asked hardware: its own speed and price, or the rental that does it."""
+    params = {"model": o.model, "prec": o.precision.upper(), "need": v.gb(o.need_gb)}
+    if o.offered:
+        key = "capacity.row"
+        params.update(card=o.card, price=v.usd(o.monthly_usd), tok=v.num(o.decode_tok_s or 0))
+    else:
+        rent = o.rent_card or "?"
+        if (o.rent_count or 1) > 1:
+            rent = f"{o.rent_count}× {rent}"
+        key = "capacity.row_owned" if o.decode_tok_s else "capacity.row_plain"
+        params.update(
+            card=o.card, rent=rent, price=v.usd(o.monthly_usd), tok=v.num(o.decode_tok_s or 0)
+        )
+    return v.t(key, **params)
+
+
+def min_term(v: Voice) -> str:
+    """Every per-hour figure comes with the rule that there are no hourly rentals."""
+    prov = v.cat.fleet.provider
+    cheapest = min(v.cat.cards, key=lambda c: c.monthly_usd)
+    week = cheapest.monthly_usd * prov.min_term_days * 24 / prov.hours_per_month
+    return v.t("card.min_term", days=prov.min_term_days, week=v.usd(week))

@@ -92,18 +92,16 @@ def fit_line(v: Voice, f: Fit) -> str:
 
 
 def card_lines(v: Voice, c: Any) -> list[str]:
+    prov = v.cat.fleet.provider
+    week = c.monthly_usd * prov.min_term_days * 24 / prov.hours_per_month
     return [
         v.t("card.memory", vram=v.gb(c.vram_gb), type=c.memory_type, bw=v.num(c.bandwidth_gbps)),
         v.t("card.price", price=v.usd(c.monthly_usd), hour=v.usd(c.usd_per_gpu_hour)),
+        v.t("card.min_term", week=v.usd(week), days=prov.min_term_days),
         v.t("card.econ", per_gb=v.usd(c.usd_per_gb_month), per_usd=v.num(c.gbps_per_usd_month, 2)),
         v.t("card.fp8_yes" if c.fp8 else "card.fp8_no"),
         v.t("card.platform", platform=c.platform, arch=c.arch),
         v.t("card.sets", sizes=", ".join(str(n) for n in c.set_sizes) or "1", min=c.min_count),
         v.t("card.link", link=c.interconnect or "PCIe", gbps=v.num(c.link_gbps or 0)),
-        v.t(
-            "card.min_term",
-            week=v.usd(c.monthly_usd * 7 * 24 / v.cat.fleet.provider.hours_per_month),
-            days=v.cat.fleet.provider.min_term_days,
-        ),
         v.t("card.regions", regions=", ".join(c.regions)),
     ]
