@@ -14,6 +14,7 @@ from engine.answer_types import Answer, Context
 from engine.catalog import Catalog, load_catalog
 from engine.i18n import pick_lang
 from engine.kinds.base import Builder
+from engine.kinds.compare import compare
 from engine.kinds.fit import fit, limit
 from engine.kinds.fleet import budget, card, cards, what_fits
 from engine.kinds.sizing import sizing
@@ -80,6 +81,8 @@ def _dispatch(b: Builder) -> Answer:
     q = b.q
     if q.wants_help or (not q.text and not q.has_subject):
         return help_answer(b)
+    if q.alternatives:  # "X vs Y": each alternative answered alone, side by side
+        return compare(b, _dispatch)
     if q.wants_cards and not q.has_subject:
         return cards(b)
     if _FAQ_INDEX.match(q.text):

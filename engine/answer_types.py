@@ -256,6 +256,9 @@ class Answer(_Out):
         return self.model_dump(mode="json")
 
 
+Answer.model_rebuild()  # ``items`` holds answers
+
+
 @dataclass(frozen=True)
 class Context:
     """What a follow-up refines: the last request and the card it was answered with."""

@@ -187,7 +187,8 @@ def _verdict(answer: Answer, cat: Catalog) -> list[str]:
                 first += " · ✅ " + _pick_line(cat, lang, rec)
         return [first, answer.headline]
     if answer.kind == "compare" and answer.verdict:
-        return [t(cat, lang, "short.compare", verdict=answer.verdict), answer.headline]
+        rows = [line for s in answer.sections for line in s.lines][:4]
+        return [t(cat, lang, "short.compare", verdict=answer.verdict), *rows]
     if answer.kind == "sizing":
         if rec is not None:
             return ["✅ " + _pick_line(cat, lang, rec), answer.headline]

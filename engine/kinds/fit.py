@@ -122,13 +122,7 @@ def fit(b: Builder, req: Request) -> Answer:
             )
         ):
             alts.append(rental.model_copy(update={"reason": "lower_precision"}))
-        if first.count > 1 and req.task == "inference" and first.decode_tok_s:
-            b.caveat(
-                "tensor_parallel",
-                count=first.count,
-                heads=req.model.attention_heads,
-                link=first.interconnect or "PCIe",
-            )
+        # a set's speed line names the link it crosses (engine/text/fit.py)
     answer = Answer(
         kind="fit",
         request=req,

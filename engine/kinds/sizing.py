@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine.answer_types import Answer, Pick, Request
+from engine.kinds import ladder
 from engine.kinds.base import Builder
 from engine.recommend import alternatives, recommend
 from engine.sizing import quick_rule_gb, training
@@ -32,8 +33,13 @@ def sizing(b: Builder, req: Request) -> Answer:
     )
     quick = quick_rule_gb(req.model.params_b, bpp)
     kvbpt = b.kv_per_token(req)
+    kv_lower = None
+    if pick is not None:
+        hw = ladder.card_hardware(b.cat.card_by_name[pick.card], pick.count)
+        kv_lower = ladder.decode(b, hw, req)[1]
     answer = Answer(
         kind="sizing",
+        decode_kv_tok_s=kv_lower,
         request=req,
         memory_gb=bd.as_dict(),
         recommendation=pick,

@@ -59,8 +59,23 @@ def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
     card_lines: list[str] = []
     if a.recommendation is not None:
         card_lines.append(pick_line(v, a.recommendation))
-        if a.recommendation.decode_tok_s and a.kind != "fit":
-            card_lines.append(v.t("decode.line", tok=v.num(a.recommendation.decode_tok_s)))
+        p = a.recommendation
+        if p.decode_tok_s and a.kind != "fit":
+            if p.count == 1:
+                card_lines.append(v.t("decode.line", tok=v.num(p.decode_tok_s)))
+            else:
+                c = v.cat.card_by_name[p.card]
+                card_lines.append(
+                    v.t(
+                        "decode.line_set",
+                        tok=v.num(p.decode_tok_s),
+                        count=p.count,
+                        link=c.interconnect or "PCIe",
+                        gbps=v.num(c.link_gbps or 0),
+                    )
+                )
+            if a.decode_kv_tok_s:
+                card_lines.append(v.t("decode.kv_line", tok=v.num(a.decode_kv_tok_s)))
     elif a.cluster_nodes:
         card_lines.append(v.t("pick.cluster", nodes=a.cluster_nodes, card=v.cat.fleet.cluster.card))
     title = "section.cheapest" if a.kind == "fit" else "section.card"

@@ -132,7 +132,7 @@ def owned_lines(v: Voice, f: Fit, req: Request) -> list[str]:
     assert req.model is not None
     out: list[str] = []
     holds = f.fits or f.best is not None
-    if f.count > 1 and holds and f.card in v.cat.card_by_name:
+    if f.count > 1 and holds and f.offered is False and f.card in v.cat.card_by_name:
         heads = req.model.attention_heads
         key = "fit.owned_tp" if heads % f.count == 0 else "fit.owned_layers"
         out.append(
@@ -181,7 +181,7 @@ def describe_fit(v: Voice, a: Answer) -> Answer:
     if f is not None and f.changes:
         lines = [change_line(v, c, f, req) for c in f.changes]
         sections.append(Section.model_construct(title=v.t("section.changes"), lines=lines))
-    if f is not None and len(f.options) > 1:
+    if f is not None and not f.fits and len(f.options) > 1:  # when it fits, the JSON has them
         sections.append(
             Section.model_construct(
                 title=v.t("section.ladder", hw=hw_label(f)), lines=ladder_lines(v, f)

@@ -53,6 +53,7 @@ class Query:
     wants_help: bool = False
     followup: bool = False
     truncated: bool = False
+    alternatives: list[Query] = field(default_factory=list)  # "X vs Y": one query each
 
     @property
     def has_subject(self) -> bool:

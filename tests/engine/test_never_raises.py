@@ -44,7 +44,19 @@ NUMBERS = [
 CARDS = ["a40", "4090", "rtx 5090", "h100", "2x a100", "mi300x", "b200", "l4", "24gb", "on a 3090"]
 TASKS = ["", "serve", "inference", "lora", "qlora", "full fine-tune", "fine-tune", "train"]
 CONTEXTS = ["", "8k", "128k", "1m", "131072", "32 000 tokens", "ctx 4096", "kontekst 32k"]
-KINDS = {"sizing", "fit", "card", "cards", "faq", "clarify", "help", "limit", "budget", "capacity"}
+KINDS = {
+    "sizing",
+    "fit",
+    "card",
+    "cards",
+    "faq",
+    "clarify",
+    "help",
+    "limit",
+    "budget",
+    "capacity",
+    "compare",
+}
 SETTINGS: dict[str, Any] = {
     "deadline": None,
     "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
