@@ -52,11 +52,11 @@ class Builder:
     def num(self, value: float, decimals: int = 0) -> str:
         return self.voice.num(value, decimals)
 
-    def caveat(self, code: str, **params: Any) -> None:
+    def caveat(self, code: str, key: str | None = None, **params: Any) -> None:
+        """Add a note once per code; ``key`` picks another wording for the same code."""
         if all(n.code != code for n in self.caveats):
-            self.caveats.append(
-                Note.model_construct(code=code, text=self.t(f"caveat.{code}", **params))
-            )
+            text = self.t(key or f"caveat.{code}", **params)
+            self.caveats.append(Note.model_construct(code=code, text=text))
 
     def assume(self, code: str, **params: Any) -> None:
         if all(n.code != code for n in self.assumptions):
@@ -181,21 +181,24 @@ class Builder:
         the next card up that leaves that room is named."""
         if not 0 <= headroom_gb < vram_gb * native.VLLM_DEFAULT_SHARE:
             return
-        self.caveat("vllm_headroom", headroom=self.gb(headroom_gb))
         share = 1 - native.VLLM_DEFAULT_SHARE
         roomy = [
             c
             for c in self.cat.cards
             if c.vram_gb * share >= need_gb and c.min_count == 1 and (c.fp8 or not fp8)
         ]
-        if need_gb and roomy:
-            nxt = min(roomy, key=lambda c: (c.monthly_usd, c.vram_gb))
-            self.caveat(
-                "vllm_next",
-                card=nxt.name,
-                vram=self.gb(nxt.vram_gb),
-                price=self.usd(nxt.monthly_usd),
-            )
+        if not need_gb or not roomy:
+            self.caveat("vllm_headroom", headroom=self.gb(headroom_gb))
+            return
+        nxt = min(roomy, key=lambda c: (c.monthly_usd, c.vram_gb))
+        self.caveat(
+            "vllm_headroom",
+            key="caveat.vllm_headroom_next",
+            headroom=self.gb(headroom_gb),
+            card=nxt.name,
+            vram=self.gb(nxt.vram_gb),
+            price=self.usd(nxt.monthly_usd),
+        )
 
     def prev_set(self) -> tuple[str, int] | None:
         """The card and count of the last answer's pick, when this message follows up on it.

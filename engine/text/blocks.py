@@ -9,26 +9,21 @@ from __future__ import annotations
 from typing import Any
 
 from engine.answer_types import Answer, BudgetOption, Section
-from engine.sizing import GB
 from engine.text.formulas import math_lines
 from engine.text.labels import (
     alt_line,
     card_lines,
-    fit_line,
     memory_lines,
-    model_label,
     pick_line,
     request_label,
 )
-from engine.text.voice import Voice, ctx_label
+from engine.text.voice import Voice
 
 
 def describe(v: Voice, a: Answer) -> Answer:
     upd: dict[str, Any] = {}
-    if a.kind in ("sizing", "fit") and a.request is not None:
+    if a.kind == "sizing" and a.request is not None:
         upd = _sizing_blocks(v, a)
-    elif a.kind == "limit":
-        upd = _limit_blocks(v, a)
     elif a.kind == "card" and a.card is not None:
         upd = _card_blocks(v, a)
     elif a.kind == "cards":
@@ -43,25 +38,16 @@ def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
     assert req is not None and a.memory_gb is not None
     total = a.memory_gb["total"]
     sections = [Section.model_construct(title=v.t("section.memory"), lines=memory_lines(v, a))]
-    if a.kind == "fit":
-        lines = [fit_line(v, f) for f in a.fits]
-        if a.fit and a.fit.decode_tok_s:
-            lines.append(v.t("decode.line", tok=v.num(a.fit.decode_tok_s)))
-        sections.append(Section.model_construct(title=v.t("section.fit"), lines=lines))
-        first = a.fit
-        head_key = "headline.fit_yes" if first and first.fits else "headline.fit_no"
-        where = "?"
-        if first is not None:
-            where = first.card if first.count == 1 else f"{first.count}× {first.card}"
-        headline = v.t(head_key, request=request_label(v, req), total=v.gb(total), card=where)
-    else:
-        headline = v.t("headline.sizing", request=request_label(v, req), total=v.gb(total))
+    headline = v.t("headline.sizing", request=request_label(v, req), total=v.gb(total))
     card_lines: list[str] = []
     if a.recommendation is not None:
         card_lines.append(pick_line(v, a.recommendation))
         p = a.recommendation
-        if p.decode_tok_s and a.kind != "fit":
-            if p.count == 1:
+        if p.decode_tok_s:
+            if p.count == 1 and a.decode_kv_tok_s:
+                tok, kv = v.num(p.decode_tok_s), v.num(a.decode_kv_tok_s)
+                card_lines.append(v.t("decode.line_kv", tok=tok, kv=kv))
+            elif p.count == 1:
                 card_lines.append(v.t("decode.line", tok=v.num(p.decode_tok_s)))
             else:
                 c = v.cat.card_by_name[p.card]
@@ -74,12 +60,11 @@ def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
                         gbps=v.num(c.link_gbps or 0),
                     )
                 )
-            if a.decode_kv_tok_s:
-                card_lines.append(v.t("decode.kv_line", tok=v.num(a.decode_kv_tok_s)))
+            if a.decode_kv_tok_s and p.count > 1:  # the lower ceiling on the same line
+                card_lines[-1] += " · " + v.t("decode.kv_line", tok=v.num(a.decode_kv_tok_s))
     elif a.cluster_nodes:
         card_lines.append(v.t("pick.cluster", nodes=a.cluster_nodes, card=v.cat.fleet.cluster.card))
-    title = "section.cheapest" if a.kind == "fit" else "section.card"
-    sections.append(Section.model_construct(title=v.t(title), lines=card_lines))
+    sections.append(Section.model_construct(title=v.t("section.card"), lines=card_lines))
     if a.alternatives:
         sections.append(
             Section.model_construct(
@@ -87,44 +72,6 @@ def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
             )
         )
     return {"headline": headline, "sections": sections, "math": math_lines(v, a)}
-
-
-def _limit_blocks(v: Voice, a: Answer) -> dict[str, Any]:
-    req, lim = a.request, a.limit
-    assert req is not None and lim is not None and a.memory_gb is not None
-    card = lim.card if lim.count == 1 else f"{lim.count}× {lim.card}"
-    lines = [
-        v.t(
-            "limit.context",
-            tokens=v.num(lim.max_context_tokens or 0),
-            label=f"{(lim.max_context_tokens or 0) / 1024:.0f}k",
-            batch=req.batch,
-        ),
-        v.t("limit.batch", batch=v.num(lim.max_batch or 0), ctx=ctx_label(req.context_tokens)),
-    ]
-    headline = v.t(
-        "headline.limit", card=card, model=model_label(v, req), prec=req.precision.upper()
-    )
-    mem = a.memory_gb
-    sections = [
-        Section.model_construct(title=v.t("section.limit"), lines=lines),
-        Section.model_construct(
-            title=v.t("section.memory"),
-            lines=[
-                v.t("mem.line", part=v.t("mem.weights"), gb=v.gb(mem["weights"])),
-                v.t("mem.line", part=v.t("mem.overhead"), gb=v.gb(mem["overhead"])),
-            ],
-        ),
-    ]
-    per_token = a.kv_bytes_per_token or 0
-    mathl = [
-        v.t(
-            "math.limit",
-            bytes=v.num(per_token),
-            free=v.num(max(0.0, (lim.max_context_tokens or 0) * per_token * req.batch / GB), 2),
-        )
-    ]
-    return {"headline": headline, "sections": sections, "math": mathl}
 
 
 def _card_blocks(v: Voice, a: Answer) -> dict[str, Any]:

@@ -110,6 +110,9 @@ def speed_lines(v: Voice, f: Fit) -> list[str]:
     """The ceiling only for hardware that holds an option; a set names the link it crosses."""
     if not f.decode_tok_s:
         return []
+    if f.count == 1 and f.decode_kv_tok_s:
+        kv = v.num(f.decode_kv_tok_s)
+        return [v.t("decode.line_kv", tok=v.num(f.decode_tok_s), kv=kv)]
     if f.count == 1:
         lines = [v.t("decode.line", tok=v.num(f.decode_tok_s))]
     else:
@@ -122,8 +125,8 @@ def speed_lines(v: Voice, f: Fit) -> list[str]:
                 gbps=v.num(f.link_gbps or 0),
             )
         ]
-    if f.decode_kv_tok_s:
-        lines.append(v.t("decode.kv_line", tok=v.num(f.decode_kv_tok_s)))
+    if f.decode_kv_tok_s:  # the lower ceiling on the same line
+        lines[-1] += " · " + v.t("decode.kv_line", tok=v.num(f.decode_kv_tok_s))
     return lines
 
 

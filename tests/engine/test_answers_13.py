@@ -131,9 +131,7 @@ def test_every_gangable_card_has_a_link(cat: Catalog) -> None:
 
 def test_tight_fit_names_the_next_card_up(cat: Catalog) -> None:
     a = ask("does gpt-oss-20b fit in 16 gb", catalog=cat)
-    codes = {n.code for n in a.caveats}
-    assert {"vllm_headroom", "vllm_next"} <= codes
-    nxt = next(n.text for n in a.caveats if n.code == "vllm_next")
+    nxt = next(n.text for n in a.caveats if n.code == "vllm_headroom")
     need = a.memory_gb["total"]  # type: ignore[index]
     roomy = [c for c in cat.cards if c.vram_gb * 0.9 >= need and c.min_count == 1]
     assert min(roomy, key=lambda c: c.monthly_usd).name in nxt
