@@ -240,7 +240,14 @@ def describe_limit(v: Voice, a: Answer) -> Answer:
     if lim.options:
         key = "headline.limit_other"
         o = lim.options[0]
-        params.update(best=o.precision.upper(), users=v.num(o.max_batch))
+        most = max(lim.options, key=lambda x: x.max_batch)
+        params.update(
+            best=o.precision.upper(),
+            users=v.num(o.max_batch),
+            at=ctx_label(req.context_tokens),
+            most=most.precision.upper(),
+            most_users=v.num(most.max_batch),
+        )
     headline_text = v.t(key, prec=req.precision.upper(), **params)
     mem = a.memory_gb
     sections = [
