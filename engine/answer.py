@@ -14,8 +14,10 @@ from engine.answer_types import Answer, Context
 from engine.catalog import Catalog, load_catalog
 from engine.i18n import pick_lang
 from engine.kinds.base import Builder
+from engine.kinds.compare import compare
+from engine.kinds.fit import fit, limit
 from engine.kinds.fleet import budget, card, cards, what_fits
-from engine.kinds.sizing import fit, limit, sizing
+from engine.kinds.sizing import sizing
 from engine.kinds.talk import clarify, faq, faq_index, help_answer, invalid_option
 from engine.models import Lang
 from engine.refs import card_info, model_ref
@@ -72,10 +74,11 @@ def context_of(answer: Answer) -> Context | None:
     """The state a follow-up needs, or None when the answer has no request to refine."""
     if answer.request is None or answer.request.model is None:
         return None
-    pick = answer.recommendation.card if answer.recommendation else None
+    rec = answer.recommendation
+    pick, count = (rec.card, rec.count) if rec else (None, None)
     if answer.fit is not None:
-        pick = answer.fit.card
-    return Context(answer.request, pick)
+        pick, count = answer.fit.card, answer.fit.count
+    return Context(answer.request, pick, count)
 
 
 def _dispatch(b: Builder) -> Answer:
@@ -83,6 +86,8 @@ def _dispatch(b: Builder) -> Answer:
     q = b.q
     if q.wants_help or (not q.text and not q.has_subject):
         return help_answer(b)
+    if q.alternatives:  # "X vs Y": each alternative answered alone, side by side
+        return compare(b, _dispatch)
     if q.wants_cards and not q.has_subject:
         return cards(b)
     if _FAQ_INDEX.match(q.text):
@@ -115,7 +120,7 @@ def _dispatch(b: Builder) -> Answer:
     req, model_note = merged
     if model_note:
         b.assume(model_note[0], **model_note[1])
-    if q.wants_limit and (q.cards or q.vram_gb or b.prev_card()):
+    if q.wants_limit and (q.cards or q.vram_gb or b.prev_set()):
         return limit(b, req)
     if ((q.cards or q.vram_gb) and req.task == "inference") or q.wants_fit:
         return fit(b, req)

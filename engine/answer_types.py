@@ -24,6 +24,7 @@ Kind = Literal[
     "limit",
     "budget",
     "capacity",
+    "compare",
 ]
 
 
@@ -104,6 +105,37 @@ class BudgetOption(_Out):
     count: int
     monthly_usd: float
     decode_tok_s: float | None = None
+    offered: bool = True  # False: the asked hardware is not rented; the price is rent_card's
+    rent_card: str | None = None
+    rent_count: int | None = None
+    released: str | None = None
+
+
+class FitOption(_Out):
+    """One way to run the model on the asked hardware (a rung of the fit ladder)."""
+
+    precision: str
+    kv_dtype: str
+    context_tokens: int
+    batch: int
+    total_gb: float
+    fits: bool
+    headroom_gb: float
+    decode_tok_s: float | None = None
+    max_context_tokens: int | None = None  # filled for the best option only
+
+
+class FitChange(_Out):
+    """The smallest change that makes the asked setup fit: one slot changed, the rest kept."""
+
+    change: str  # precision | kv_cache | context | batch | cards
+    precision: str
+    kv_dtype: str
+    context_tokens: int
+    batch: int
+    count: int
+    total_gb: float
+    headroom_gb: float
 
 
 class Fit(_Out):
@@ -116,6 +148,17 @@ class Fit(_Out):
     reason: str | None = None
     vram_gb: float | None = None
     decode_tok_s: float | None = None
+    options: list[FitOption] = field(default_factory=list)
+    best: FitOption | None = None
+    offered: bool | None = None
+    max_context_tokens: int | None = None
+    max_batch: int | None = None
+    changes: list[FitChange] = field(default_factory=list)
+    rental: Pick | None = None  # the cheapest rental that runs the best option
+    interconnect: str | None = None
+    link_gbps: float | None = None
+    decode_kv_tok_s: float | None = None
+    precision: str | None = None
 
 
 class CardInfo(_Out):
@@ -137,11 +180,21 @@ class CardInfo(_Out):
     set_sizes: list[int]
 
 
+class LimitOption(_Out):
+    """How far one precision stretches on the set (given when the asked one leaves nothing)."""
+
+    precision: str
+    max_context_tokens: int
+    max_batch: int
+    max_batch_kv_fp8: int
+
+
 class Limit(_Out):
     card: str
     count: int
     max_context_tokens: int | None
     max_batch: int | None
+    options: list[LimitOption] = field(default_factory=list)
 
 
 class Note(_Out):
@@ -191,6 +244,9 @@ class Answer(_Out):
     sections: list[Section] = field(default_factory=list)
     math: list[str] = field(default_factory=list)
     text: str = ""
+    decode_kv_tok_s: float | None = None  # the lower ceiling that also reads the KV cache
+    items: list[Answer] = field(default_factory=list)  # kind "compare": the alternatives
+    verdict: str | None = None  # kind "compare": which alternative wins, in one line
 
     def to_json(self) -> dict[str, Any]:
         """The public JSON contract (keys are only ever added, never renamed)."""
@@ -203,3 +259,4 @@ class Context:
 
     request: Request
     pick_card: str | None = None
+    pick_count: int | None = None

@@ -10,7 +10,7 @@ from typing import Any
 
 from engine.answer_types import ModelRef, Pick
 from engine.catalog import Catalog
-from engine.models import Task
+from engine.models import Card, Task
 from engine.recommend import Workload, decode_for, recommend, set_price
 from engine.sizing import (
     HF_FULL_FT_BYTES,
@@ -233,6 +233,8 @@ def params_for(cat: Catalog, lang: str, topic: str) -> dict[str, Any]:
             "full405_act": f.gb(training(r405, "full", 2048, 1).total),
             "regions": ", ".join(f"{r.id} {r.city}" for r in prov.regions),
         }
+    if topic in ("payment", "regions", "sales"):
+        return _rental_params(cat, f)
     if topic == "gib":
         return {"pct": f.num((1 - 1e9 / GIB) * 100, 1)}
     if topic == "moe":
@@ -246,6 +248,36 @@ def params_for(cat: Catalog, lang: str, topic: str) -> dict[str, Any]:
             "gb_active": f.gb(active * 2),
         }
     return {}
+
+
+def _rental_params(cat: Catalog, f: Voice) -> dict[str, Any]:
+    """Payment, regions, stock and the cluster line: all read from cards.yaml."""
+    prov = cat.fleet.provider
+    cheapest = min(cat.cards, key=lambda c: c.monthly_usd)
+    node = cat.card_by_name[cat.fleet.cluster.card]
+    per_node = cat.fleet.cluster.cards_per_node
+    return {
+        "methods": ", ".join(prov.payment_methods),
+        "days": prov.min_term_days,
+        "card": cheapest.name,
+        "week": f.usd(cheapest.monthly_usd * prov.min_term_days * 24 / prov.hours_per_month),
+        "regions": ", ".join(f"{r.id} {r.city}" for r in prov.regions),
+        "mi_region": ", ".join(node.regions),
+        "stock": node.stock_free if node.stock_free is not None else "?",
+        "deploy": prov.deploy_seconds,
+        "node_gb": f.gb(node.vram_gb * per_node),
+        "node_card": node.name,
+        "discounts": ", ".join(f"{f.num(d.pct)}% ({d.count})" for d in cat.fleet.discounts),
+    }
+
+
+def faq_card(cat: Catalog, topic: str) -> Card | None:
+    """The one card an FAQ answer singles out (its facts go into the answer's JSON)."""
+    if topic == "cheapest_per_gb":
+        return min(cat.cards, key=lambda c: c.usd_per_gb_month)
+    if topic in ("hourly_vs_monthly", "payment"):
+        return min(cat.cards, key=lambda c: c.monthly_usd)
+    return None
 
 
 def answer(cat: Catalog, lang: str, topic: str) -> list[str]:

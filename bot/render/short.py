@@ -160,8 +160,19 @@ def _verdict(answer: Answer, cat: Catalog) -> list[str]:
                 price=price,
                 room=_room(cat, lang, fit.headroom_gb, fit.tight),
             )
+        elif fit.best is not None and fit.precision:  # the ladder's best rung on this hardware
+            first = t(
+                cat,
+                lang,
+                "short.no_fit_best",
+                prec=fit.precision.upper(),
+                count=fit.count,
+                card=fit.card,
+                best=fit.best.precision.upper(),
+                room=_room(cat, lang, fit.best.headroom_gb, fit.best.headroom_gb < 5),
+            )
         else:
-            if fit.reason:
+            if fit.headroom_gb >= 0:  # memory enough, a rule says no (FP8 on a card without it)
                 first = t(cat, lang, "short.no_fit_rule", count=fit.count, card=fit.card)
             else:
                 first = t(
@@ -175,6 +186,9 @@ def _verdict(answer: Answer, cat: Catalog) -> list[str]:
             if rec is not None:
                 first += " · ✅ " + _pick_line(cat, lang, rec)
         return [first, answer.headline]
+    if answer.kind == "compare" and answer.verdict:
+        rows = [line for s in answer.sections for line in s.lines][:4]
+        return [t(cat, lang, "short.compare", verdict=answer.verdict), *rows]
     if answer.kind == "sizing":
         if rec is not None:
             return ["✅ " + _pick_line(cat, lang, rec), answer.headline]

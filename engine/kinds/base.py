@@ -10,7 +10,7 @@ from engine import native
 from engine.answer_types import Answer, Context, Note, Pick, Request
 from engine.catalog import Catalog
 from engine.models import Lang
-from engine.recommend import Workload
+from engine.recommend import Workload, recommend
 from engine.sizing import (
     Breakdown,
     inference,
@@ -52,11 +52,11 @@ class Builder:
     def num(self, value: float, decimals: int = 0) -> str:
         return self.voice.num(value, decimals)
 
-    def caveat(self, code: str, **params: Any) -> None:
+    def caveat(self, code: str, key: str | None = None, **params: Any) -> None:
+        """Add a note once per code; ``key`` picks another wording for the same code."""
         if all(n.code != code for n in self.caveats):
-            self.caveats.append(
-                Note.model_construct(code=code, text=self.t(f"caveat.{code}", **params))
-            )
+            text = self.t(key or f"caveat.{code}", **params)
+            self.caveats.append(Note.model_construct(code=code, text=text))
 
     def assume(self, code: str, **params: Any) -> None:
         if all(n.code != code for n in self.assumptions):
@@ -174,10 +174,48 @@ class Builder:
         if native_cards:
             self.caveat("native_cards", prec=req.precision.upper(), cards=native_cards)
 
-    def edge_note(self, vram_gb: float, headroom_gb: float) -> None:
-        """vLLM takes 90% of a card by default: a fit inside the last 10% is at the edge."""
-        if 0 <= headroom_gb < vram_gb * native.VLLM_DEFAULT_SHARE:
+    def edge_note(
+        self, vram_gb: float, headroom_gb: float, need_gb: float = 0.0, fp8: bool = False
+    ) -> None:
+        """vLLM takes 90% of a card by default: a fit inside the last 10% is at the edge, and
+        the next card up that leaves that room is named."""
+        if not 0 <= headroom_gb < vram_gb * native.VLLM_DEFAULT_SHARE:
+            return
+        share = 1 - native.VLLM_DEFAULT_SHARE
+        roomy = [
+            c
+            for c in self.cat.cards
+            if c.vram_gb * share >= need_gb and c.min_count == 1 and (c.fp8 or not fp8)
+        ]
+        if not need_gb or not roomy:
             self.caveat("vllm_headroom", headroom=self.gb(headroom_gb))
+            return
+        nxt = min(roomy, key=lambda c: (c.monthly_usd, c.vram_gb))
+        self.caveat(
+            "vllm_headroom",
+            key="caveat.vllm_headroom_next",
+            headroom=self.gb(headroom_gb),
+            card=nxt.name,
+            vram=self.gb(nxt.vram_gb),
+            price=self.usd(nxt.monthly_usd),
+        )
+
+    def prev_set(self) -> tuple[str, int] | None:
+        """The card and count of the last answer's pick, when this message follows up on it.
+
+        A stored conversation may carry the card only: the count is then the pick the last
+        request gets again (the same rules give the same set)."""
+        name = self.prev_card()
+        if name is None or self.prev is None:
+            return None
+        if self.prev.pick_count:
+            return name, self.prev.pick_count
+        req = self.prev.request
+        if req.model is not None:
+            pick, _ = recommend(self.cat, self.workload(req, self.breakdown(req).total))
+            if pick is not None and pick.card == name:
+                return name, pick.count
+        return name, self.cat.card_by_name[name].min_count
 
     def pick_notes(self, pick: Pick, req: Request) -> None:
         card = self.cat.card_by_name[pick.card]
@@ -187,7 +225,8 @@ class Builder:
                 headroom=self.gb(pick.headroom_gb),
                 per_card=self.gb(pick.headroom_gb / pick.count),
             )
-        self.edge_note(card.vram_gb * pick.count, pick.headroom_gb)
+        need = card.vram_gb * pick.count - pick.headroom_gb
+        self.edge_note(card.vram_gb * pick.count, pick.headroom_gb, need, self.needs_fp8(req))
         for code in card.caveats:
             self.caveat(f"card.{code}")
         if pick.count > 1:
@@ -202,7 +241,8 @@ class Builder:
             if card.link_gbps and card.link_gbps < 200:
                 self.caveat("slow_link", link=self.num(card.link_gbps))
 
-    # -- kinds
+    def needs_fp8(self, req: Request) -> bool:
+        return req.task == "inference" and native.needs_fp8(self.cat, req)
 
     def kv_per_token(self, req: Request) -> float | None:
         if req.task != "inference" or req.model is None:

@@ -4,14 +4,16 @@ holds, one card's facts and the whole price list.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
+from typing import Any
 
 from engine.answer_types import Answer, BudgetOption, Fit
 from engine.catalog import Catalog
 from engine.kinds.base import Builder
 from engine.limits import DEFAULT_CONTEXT
 from engine.models import Card
-from engine.recommend import Workload, recommend, set_allowed
+from engine.recommend import Workload, decode_for, recommend, set_allowed, set_price
 from engine.refs import card_info, model_ref
 from engine.sizing import inference
 from engine.text.blocks import describe
@@ -24,6 +26,13 @@ class ServingRow(BudgetOption):
     nominal_b: float
     released_rank: int
     attention_heads: int
+    read_gb: float  # weights read per decoded token (active weights)
+    code: bool  # the catalog marks the model for code
+
+
+# "for coding", "do kodu", "programowania", "เขียนโค้ด": the capacity list keeps code models only
+CODING = re.compile(r"\b(?:cod(?:e|ing|er)|programm\w*|programow\w*|kod\w*)\b|โค้ด|เขียนโปรแกรม")
+CURRENT_MONTHS = 18  # models released this long before the newest count as current
 
 
 @lru_cache(maxsize=8)
@@ -50,12 +59,23 @@ def serving_table(cat: Catalog) -> tuple[ServingRow, ...]:
                     count=pick.count if pick else 0,
                     monthly_usd=pick.monthly_usd if pick else float("inf"),
                     decode_tok_s=pick.decode_tok_s if pick else None,
+                    released=m.released,
                     nominal_b=m.nominal_b,
                     released_rank=order[m.id],
                     attention_heads=m.attention_heads,
+                    read_gb=read,
+                    code="code" in m.tasks,
                 )
             )
     return tuple(rows)
+
+
+def current_cutoff(cat: Catalog) -> str:
+    """The release month ("YYYY-MM") before which a model is no longer current."""
+    newest = max(m.released for m in cat.models)
+    year, month = int(newest[:4]), int(newest[5:7])
+    total = year * 12 + month - 1 - CURRENT_MONTHS
+    return f"{total // 12:04d}-{total % 12 + 1:02d}"
 
 
 # --------------------------------------------------------------------------- builder
@@ -72,7 +92,8 @@ def budget(b: Builder) -> Answer:
 
 
 def what_fits(b: Builder) -> Answer:
-    """The biggest models one card (or set, or VRAM amount) holds, at the best precision."""
+    """The biggest models the asked hardware holds, at the best precision, with that
+    hardware's own price (when we rent it) and speed; a set we do not rent still holds them."""
     q = b.q
     card: Card | None = None
     if q.cards:
@@ -84,17 +105,40 @@ def what_fits(b: Builder) -> Answer:
     else:
         assert q.vram_gb is not None
         count, label, cap = 1, f"{b.num(q.vram_gb, 1)} GB", q.vram_gb
+    coding = CODING.search(q.text.lower()) is not None
     rows = []
     for r in serving_table(b.cat):
-        if r.need_gb > cap:
+        if r.need_gb > cap or (coding and not r.code):
             continue
-        if card is not None:  # the same set rules as any recommendation (FP8, TP heads)
-            needs_fp8 = b.cat.precision_by_name[r.precision].needs_fp8
-            w = Workload(r.need_gb, "inference", needs_fp8, r.attention_heads, None)
-            if set_allowed(card, count, w) is not None:
-                continue
-        rows.append(r.model_copy(update={"card": label, "count": count}))
+        if card is None:
+            rows.append(
+                r.model_copy(
+                    update={
+                        "offered": False,
+                        "rent_card": r.card,
+                        "rent_count": r.count,
+                        "decode_tok_s": None,
+                    }
+                )
+            )
+            continue
+        needs_fp8 = b.cat.precision_by_name[r.precision].needs_fp8
+        if needs_fp8 and not card.fp8:
+            continue
+        w = Workload(r.need_gb, "inference", needs_fp8, r.attention_heads, r.read_gb)
+        upd: dict[str, Any] = {
+            "card": label,
+            "count": count,
+            "decode_tok_s": decode_for(card, count, r.read_gb),
+        }
+        if set_allowed(card, count, w) is None:
+            upd["monthly_usd"] = set_price(b.cat, card, count)[2]
+        else:
+            upd.update(offered=False, rent_card=r.card, rent_count=r.count)
+        rows.append(r.model_copy(update=upd))
     b.assume("default_context", ctx=ctx_label(DEFAULT_CONTEXT))
+    if coding:
+        b.assume("coding_only")
     answer = Answer(
         kind="capacity",
         budget=best_per_size(b, rows),
@@ -110,10 +154,18 @@ def best_per_size(b: Builder, rows: list[ServingRow]) -> list[BudgetOption]:
     best: dict[str, ServingRow] = {}
     for r in rows:  # rows come highest precision first per model
         best.setdefault(r.model_id, r)
+    cutoff = current_cutoff(b.cat)
     ranked = sorted(
         best.values(),
-        # a size's newest base model first; distilled derivatives only when nothing else
-        key=lambda r: (-r.nominal_b, "distill" in r.model_id, -r.released_rank, r.monthly_usd),
+        # current models first, then by size; a size's newest base model first; distilled
+        # derivatives only when nothing else
+        key=lambda r: (
+            (r.released or "") < cutoff,
+            -r.nominal_b,
+            "distill" in r.model_id,
+            -r.released_rank,
+            r.monthly_usd,
+        ),
     )
     seen: set[float] = set()
     out: list[BudgetOption] = []

@@ -6,16 +6,20 @@ from __future__ import annotations
 
 from engine.answer_types import Answer, Candidate, Section
 from engine.faq import answer as faq_lines
+from engine.faq import faq_card
 from engine.kinds.base import Builder
 from engine.limits import MAX_SIZE_B, MIN_SIZE_B
+from engine.refs import card_info
 
 
 def faq(b: Builder, topic: str) -> Answer:
     body = faq_lines(b.cat, b.lang, topic)
     title = b.t(f"faq.{topic}.title")
+    one = faq_card(b.cat, topic)
     answer = Answer(
         kind="faq",
         faq_topic=topic,
+        card=card_info(b.cat, one) if one is not None else None,
         headline=title,
         sections=[Section(title="", lines=body)],
     )

@@ -8,27 +8,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.answer_types import Answer, Section
-from engine.sizing import GB
+from engine.answer_types import Answer, BudgetOption, Section
 from engine.text.formulas import math_lines
 from engine.text.labels import (
     alt_line,
     card_lines,
-    fit_line,
     memory_lines,
-    model_label,
     pick_line,
     request_label,
 )
-from engine.text.voice import Voice, ctx_label
+from engine.text.voice import Voice
 
 
 def describe(v: Voice, a: Answer) -> Answer:
     upd: dict[str, Any] = {}
-    if a.kind in ("sizing", "fit") and a.request is not None:
+    if a.kind == "sizing" and a.request is not None:
         upd = _sizing_blocks(v, a)
-    elif a.kind == "limit":
-        upd = _limit_blocks(v, a)
     elif a.kind == "card" and a.card is not None:
         upd = _card_blocks(v, a)
     elif a.kind == "cards":
@@ -43,28 +38,33 @@ def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
     assert req is not None and a.memory_gb is not None
     total = a.memory_gb["total"]
     sections = [Section.model_construct(title=v.t("section.memory"), lines=memory_lines(v, a))]
-    if a.kind == "fit":
-        lines = [fit_line(v, f) for f in a.fits]
-        if a.fit and a.fit.decode_tok_s:
-            lines.append(v.t("decode.line", tok=v.num(a.fit.decode_tok_s)))
-        sections.append(Section.model_construct(title=v.t("section.fit"), lines=lines))
-        first = a.fit
-        head_key = "headline.fit_yes" if first and first.fits else "headline.fit_no"
-        where = "?"
-        if first is not None:
-            where = first.card if first.count == 1 else f"{first.count}× {first.card}"
-        headline = v.t(head_key, request=request_label(v, req), total=v.gb(total), card=where)
-    else:
-        headline = v.t("headline.sizing", request=request_label(v, req), total=v.gb(total))
+    headline = v.t("headline.sizing", request=request_label(v, req), total=v.gb(total))
     card_lines: list[str] = []
     if a.recommendation is not None:
         card_lines.append(pick_line(v, a.recommendation))
-        if a.recommendation.decode_tok_s and a.kind != "fit":
-            card_lines.append(v.t("decode.line", tok=v.num(a.recommendation.decode_tok_s)))
+        p = a.recommendation
+        if p.decode_tok_s:
+            if p.count == 1 and a.decode_kv_tok_s:
+                tok, kv = v.num(p.decode_tok_s), v.num(a.decode_kv_tok_s)
+                card_lines.append(v.t("decode.line_kv", tok=tok, kv=kv))
+            elif p.count == 1:
+                card_lines.append(v.t("decode.line", tok=v.num(p.decode_tok_s)))
+            else:
+                c = v.cat.card_by_name[p.card]
+                card_lines.append(
+                    v.t(
+                        "decode.line_set",
+                        tok=v.num(p.decode_tok_s),
+                        count=p.count,
+                        link=c.interconnect or "PCIe",
+                        gbps=v.num(c.link_gbps or 0),
+                    )
+                )
+            if a.decode_kv_tok_s and p.count > 1:  # the lower ceiling on the same line
+                card_lines[-1] += " · " + v.t("decode.kv_line", tok=v.num(a.decode_kv_tok_s))
     elif a.cluster_nodes:
         card_lines.append(v.t("pick.cluster", nodes=a.cluster_nodes, card=v.cat.fleet.cluster.card))
-    title = "section.cheapest" if a.kind == "fit" else "section.card"
-    sections.append(Section.model_construct(title=v.t(title), lines=card_lines))
+    sections.append(Section.model_construct(title=v.t("section.card"), lines=card_lines))
     if a.alternatives:
         sections.append(
             Section.model_construct(
@@ -72,44 +72,6 @@ def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
             )
         )
     return {"headline": headline, "sections": sections, "math": math_lines(v, a)}
-
-
-def _limit_blocks(v: Voice, a: Answer) -> dict[str, Any]:
-    req, lim = a.request, a.limit
-    assert req is not None and lim is not None and a.memory_gb is not None
-    card = lim.card if lim.count == 1 else f"{lim.count}× {lim.card}"
-    lines = [
-        v.t(
-            "limit.context",
-            tokens=v.num(lim.max_context_tokens or 0),
-            label=f"{(lim.max_context_tokens or 0) / 1024:.0f}k",
-            batch=req.batch,
-        ),
-        v.t("limit.batch", batch=v.num(lim.max_batch or 0), ctx=ctx_label(req.context_tokens)),
-    ]
-    headline = v.t(
-        "headline.limit", card=card, model=model_label(v, req), prec=req.precision.upper()
-    )
-    mem = a.memory_gb
-    sections = [
-        Section.model_construct(title=v.t("section.limit"), lines=lines),
-        Section.model_construct(
-            title=v.t("section.memory"),
-            lines=[
-                v.t("mem.line", part=v.t("mem.weights"), gb=v.gb(mem["weights"])),
-                v.t("mem.line", part=v.t("mem.overhead"), gb=v.gb(mem["overhead"])),
-            ],
-        ),
-    ]
-    per_token = a.kv_bytes_per_token or 0
-    mathl = [
-        v.t(
-            "math.limit",
-            bytes=v.num(per_token),
-            free=v.num(max(0.0, (lim.max_context_tokens or 0) * per_token * req.batch / GB), 2),
-        )
-    ]
-    return {"headline": headline, "sections": sections, "math": mathl}
 
 
 def _card_blocks(v: Voice, a: Answer) -> dict[str, Any]:
@@ -140,22 +102,30 @@ def _cards_blocks(v: Voice, a: Answer) -> dict[str, Any]:
     ]
     return {
         "headline": v.t("headline.cards", n=len(a.cards)),
-        "sections": [Section.model_construct(title=v.t("cards.header"), lines=lines)],
+        "sections": [
+            Section.model_construct(title=v.t("cards.header"), lines=lines),
+            Section.model_construct(title="", lines=[min_term(v)]),
+        ],
     }
 
 
 def _budget_blocks(v: Voice, a: Answer) -> dict[str, Any]:
-    lines = [
-        v.t(
-            "budget.row",
-            model=o.model,
-            prec=o.precision.upper(),
-            need=v.gb(o.need_gb),
-            card=o.card if o.count == 1 else f"{o.count}× {o.card}",
-            price=v.usd(o.monthly_usd),
-        )
-        for o in a.budget
-    ]
+    if a.kind == "capacity":
+        lines = [capacity_row(v, o) for o in a.budget]
+        if not lines:
+            lines = [v.t("capacity.none", vram=v.gb(a.fit.vram_gb or 0) if a.fit else "?")]
+    else:
+        lines = [
+            v.t(
+                "budget.row",
+                model=o.model,
+                prec=o.precision.upper(),
+                need=v.gb(o.need_gb),
+                card=o.card if o.count == 1 else f"{o.count}× {o.card}",
+                price=v.usd(o.monthly_usd),
+            )
+            for o in a.budget
+        ]
     if not lines:
         lines = [v.t("budget.none")]
     if a.kind == "capacity" and a.fit is not None:
@@ -167,3 +137,28 @@ def _budget_blocks(v: Voice, a: Answer) -> dict[str, Any]:
         "headline": headline,
         "sections": [Section.model_construct(title="", lines=lines)],
     }
+
+
+def capacity_row(v: Voice, o: BudgetOption) -> str:
+    """One model on the asked hardware: its own speed and price, or the rental that does it."""
+    params = {"model": o.model, "prec": o.precision.upper(), "need": v.gb(o.need_gb)}
+    if o.offered:
+        key = "capacity.row"
+        params.update(card=o.card, price=v.usd(o.monthly_usd), tok=v.num(o.decode_tok_s or 0))
+    else:
+        rent = o.rent_card or "?"
+        if (o.rent_count or 1) > 1:
+            rent = f"{o.rent_count}× {rent}"
+        key = "capacity.row_owned" if o.decode_tok_s else "capacity.row_plain"
+        params.update(
+            card=o.card, rent=rent, price=v.usd(o.monthly_usd), tok=v.num(o.decode_tok_s or 0)
+        )
+    return v.t(key, **params)
+
+
+def min_term(v: Voice) -> str:
+    """Every per-hour figure comes with the rule that there are no hourly rentals."""
+    prov = v.cat.fleet.provider
+    cheapest = min(v.cat.cards, key=lambda c: c.monthly_usd)
+    week = cheapest.monthly_usd * prov.min_term_days * 24 / prov.hours_per_month
+    return v.t("card.min_term", days=prov.min_term_days, week=v.usd(week))

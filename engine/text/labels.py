@@ -81,6 +81,8 @@ def memory_lines(v: Voice, a: Answer) -> list[str]:
 
 def fit_line(v: Voice, f: Fit) -> str:
     key = ("fit.yes_tight" if f.tight else "fit.yes") if f.fits else "fit.no"
+    if not f.fits and f.headroom_gb >= 0:  # room enough, but the weights cannot run there
+        key = "fit.no_fp8"
     return v.t(
         key,
         card=f.card if f.count == 1 else f"{f.count}× {f.card}",
@@ -90,9 +92,12 @@ def fit_line(v: Voice, f: Fit) -> str:
 
 
 def card_lines(v: Voice, c: Any) -> list[str]:
+    prov = v.cat.fleet.provider
+    week = c.monthly_usd * prov.min_term_days * 24 / prov.hours_per_month
     return [
         v.t("card.memory", vram=v.gb(c.vram_gb), type=c.memory_type, bw=v.num(c.bandwidth_gbps)),
         v.t("card.price", price=v.usd(c.monthly_usd), hour=v.usd(c.usd_per_gpu_hour)),
+        v.t("card.min_term", week=v.usd(week), days=prov.min_term_days),
         v.t("card.econ", per_gb=v.usd(c.usd_per_gb_month), per_usd=v.num(c.gbps_per_usd_month, 2)),
         v.t("card.fp8_yes" if c.fp8 else "card.fp8_no"),
         v.t("card.platform", platform=c.platform, arch=c.arch),

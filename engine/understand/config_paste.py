@@ -14,8 +14,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ValidationError
-
 from engine.models import MLA, LayerTypes, ModelSpec, MoE, NativePrecision
 from engine.understand.patterns import hint
 
@@ -242,8 +240,11 @@ def read_config(low: str) -> Pasted | None:
     if missing:
         code = "config_malformed" if any(k in d for k in _REQUIRED) else "config_missing"
         return Pasted(None, None, code, missing, (start, end))
+    from pydantic import ValidationError  # only when a config was pasted
+
     try:
-        spec = _spec(d, _label(d))
+        # Frozen types do not check bounds when built in code: validate like a data file.
+        spec = ModelSpec.model_validate(_spec(d, _label(d)).model_dump())
     except (ValidationError, ZeroDivisionError, ValueError, OverflowError):
         return Pasted(None, None, "config_malformed", (), (start, end))
     if spec.kv_heads > spec.attention_heads or spec.attention_heads % spec.kv_heads:

@@ -16,6 +16,7 @@ from engine.understand.catalog_words import (
     precision_of,
     unknown_precisions,
 )
+from engine.understand.compare import alternatives
 from engine.understand.config_paste import CONFIG_HINTS, read_config
 from engine.understand.faq_match import faq_index, match_faq
 from engine.understand.language import detect_lang
@@ -84,8 +85,10 @@ def _read_paste(q: Query, s: str) -> str:
     return s[:start] + " " + s[end:]
 
 
-def parse(text: str, catalog: Catalog) -> Query:
-    """Read one message against the catalog; never raises, whatever the text."""
+def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
+    """Read one message against the catalog; never raises, whatever the text.
+
+    ``compare``: also read "X vs Y" into one query per alternative (off for those)."""
     raw, truncated = clean(text)
     q = Query(text=raw, truncated=truncated, lang=detect_lang(raw))
     s = " " + raw.lower() + " "
@@ -226,4 +229,6 @@ def parse(text: str, catalog: Catalog) -> Query:
     bound(q)
     if q.wants_limit and not q.has_subject:
         q.followup = True  # "max context?" asks about the last model
+    if compare:
+        q.alternatives = alternatives(raw, lambda part: parse(part, catalog, False))
     return q

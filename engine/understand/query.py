@@ -57,6 +57,7 @@ class Query:
     pasted: ModelSpec | None = None  # a shape read from a pasted config.json (not the catalog)
     config_error: str | None = None  # why a pasted config.json could not be read
     shape: dict[str, int] = field(default_factory=dict)  # "80 layers, 8 kv heads" said inline
+    alternatives: list[Query] = field(default_factory=list)  # "X vs Y": one query each
 
     @property
     def has_subject(self) -> bool:

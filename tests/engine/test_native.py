@@ -435,7 +435,10 @@ def test_tensor_parallel_must_divide_heads(cat: Catalog) -> None:
     assert set_allowed(card, 4, _w(attention_heads=28, kv_heads=4)) is None
     assert set_allowed(card, 4, _w(attention_heads=48, kv_heads=6)) == "kv_heads_not_divisible"
     a = ask("qwen2.5 7b on 8x h100", catalog=cat)
-    assert a.fit is not None and not a.fit.fits and a.fit.reason == "heads_not_divisible"
+    # Physics and renting are separate: 8 cards hold it split by layers, TP 8 is refused.
+    assert a.fit is not None and a.fit.fits and a.fit.reason == "heads_not_divisible"
+    assert a.fit.offered is False
+    assert any("split by layers only" in line for s in a.sections for line in s.lines)
 
 
 def test_deepseek_per_card_check_counts_the_copied_latent(cat: Catalog) -> None:

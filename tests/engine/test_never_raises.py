@@ -46,6 +46,7 @@ TASKS = ["", "serve", "inference", "lora", "qlora", "full fine-tune", "fine-tune
 CONTEXTS = ["", "8k", "128k", "1m", "131072", "32 000 tokens", "ctx 4096", "kontekst 32k"]
 KINDS = {
     "sizing", "fit", "card", "cards", "faq", "clarify", "help", "limit", "budget", "capacity", "error",
+    "compare",
 }  # fmt: skip
 SETTINGS: dict[str, Any] = {
     "deadline": None,

@@ -1,0 +1,142 @@
+"""The compare answer: two or more full answers side by side, with a one-line verdict.
+
+Each alternative is answered as if asked alone (so every number is the one that question
+gets); this module only labels them by what differs and says which one wins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine.answer_types import Answer, Section
+from engine.kinds.base import Builder
+from engine.text.labels import model_label, request_label
+from engine.text.voice import Voice, ctx_label
+
+
+def labels(v: Voice, items: list[Answer]) -> list[str]:
+    """Each item named by the slots that differ between the items (the model, the precision,
+    the context...), or its whole request when nothing tells them apart."""
+    reqs = [a.request for a in items]
+    if not all(reqs):
+        return [
+            (a.card.name if a.card else (a.request and request_label(v, a.request)) or "?")
+            for a in items
+        ]
+    parts: list[list[str]] = [[] for _ in items]
+    getters: list[Callable[[int], str]] = [
+        lambda i: model_label(v, reqs[i]),  # type: ignore[arg-type]
+        lambda i: reqs[i].precision.upper(),  # type: ignore[union-attr]
+        lambda i: ctx_label(reqs[i].context_tokens),  # type: ignore[union-attr]
+        lambda i: v.t("label.batch", batch=reqs[i].batch),  # type: ignore[union-attr]
+        lambda i: v.t("label.kv", kv=reqs[i].kv_dtype.upper()),  # type: ignore[union-attr]
+        lambda i: _hw(items[i]),
+    ]
+    for get in getters:
+        values = [get(i) for i in range(len(items))]
+        if len(set(values)) > 1:
+            for i, value in enumerate(values):
+                parts[i].append(value)
+    return [
+        " · ".join(p) if p else request_label(v, reqs[i])  # type: ignore[arg-type]
+        for i, p in enumerate(parts)
+    ]
+
+
+def _hw(a: Answer) -> str:
+    f = a.fit
+    if f is None:
+        return ""
+    return f.card if f.count == 1 else f"{f.count}× {f.card}"
+
+
+def row(v: Voice, a: Answer, label: str) -> str:
+    if a.kind == "card" and a.card is not None:
+        c = a.card
+        return v.t(
+            "compare.row_card",
+            card=c.name,
+            vram=v.gb(c.vram_gb),
+            bw=v.num(c.bandwidth_gbps),
+            price=v.usd(c.monthly_usd),
+            per_gb=v.usd(c.usd_per_gb_month),
+        )
+    if a.kind == "fit":
+        return f"{label}: {a.headline}"
+    total = (a.memory_gb or {}).get("total", 0.0)
+    p = a.recommendation
+    if p is None:
+        return v.t("compare.row_cluster", label=label, total=v.gb(total))
+    speed = v.t("compare.speed", tok=v.num(p.decode_tok_s)) if p.decode_tok_s else ""
+    return v.t(
+        "compare.row",
+        label=label,
+        total=v.gb(total),
+        kv=v.gb((a.memory_gb or {}).get("kv_cache", 0.0)),
+        card=p.card if p.count == 1 else f"{p.count}× {p.card}",
+        price=v.usd(p.monthly_usd),
+        speed=speed,
+    )
+
+
+def verdict(v: Voice, items: list[Answer], names: list[str]) -> str:
+    cards = [a.card for a in items if a.kind == "card" and a.card is not None]
+    if len(cards) == len(items):
+        big = max(cards, key=lambda c: c.vram_gb)
+        fast = max(cards, key=lambda c: c.bandwidth_gbps)
+        cheap = min(cards, key=lambda c: c.monthly_usd)
+        return v.t(
+            "compare.verdict_cards",
+            big=big.name,
+            vram=v.gb(big.vram_gb),
+            fast=fast.name,
+            bw=v.num(fast.bandwidth_gbps),
+            cheap=cheap.name,
+            price=v.usd(cheap.monthly_usd),
+        )
+    if all(a.kind == "fit" and a.fit is not None for a in items):
+        yes = [n for a, n in zip(items, names, strict=True) if a.fit and a.fit.fits]
+        if yes:
+            return v.t("compare.verdict_fit", names=", ".join(yes))
+        return v.t("compare.verdict_fit_none")
+    sized = [(a, n) for a, n in zip(items, names, strict=True) if a.memory_gb]
+    if len(sized) < 2:
+        return ""
+    low = min(sized, key=lambda x: x[0].memory_gb["total"])  # type: ignore[index]
+    high = max(sized, key=lambda x: x[0].memory_gb["total"])  # type: ignore[index]
+    priced = [a for a, _ in sized if a.recommendation is not None]
+    params = {
+        "low": low[1],
+        "low_gb": v.gb(low[0].memory_gb["total"]),  # type: ignore[index]
+        "high": high[1],
+        "high_gb": v.gb(high[0].memory_gb["total"]),  # type: ignore[index]
+    }
+    if not priced:
+        return v.t("compare.verdict_memory", cheap="—", price="—", **params)
+    cheapest = min(priced, key=lambda a: a.recommendation.monthly_usd)  # type: ignore[union-attr]
+    pick = cheapest.recommendation
+    assert pick is not None
+    same = len({(a.recommendation.card, a.recommendation.count) for a in priced}) == 1  # type: ignore[union-attr]
+    key = "compare.verdict_same" if same and len(priced) == len(sized) else "compare.verdict_memory"
+    where = pick.card if pick.count == 1 else f"{pick.count}× {pick.card}"
+    return v.t(key, cheap=where, price=v.usd(pick.monthly_usd), **params)
+
+
+def compare(b: Builder, answer_one: Callable[[Builder], Answer]) -> Answer:
+    """Answer every alternative alone, then put them side by side."""
+    items = [answer_one(Builder(b.cat, b.lang, q, b.prev)) for q in b.q.alternatives]
+    names = labels(b.voice, items)
+    one_line = verdict(b.voice, items, names)
+    rows = [row(b.voice, a, n) for a, n in zip(items, names, strict=True)]
+    answer = Answer(
+        kind="compare",
+        items=items,
+        verdict=one_line,
+        headline=one_line or b.t("headline.compare", items=" vs ".join(names)),
+        sections=[
+            Section.model_construct(
+                title=b.t("headline.compare", items=" vs ".join(names)), lines=rows
+            )
+        ],
+    )
+    return b.finish(answer)

@@ -1,0 +1,208 @@
+"""The answers about hardware already chosen: fit (does it fit, at which precision, and what
+would make it fit) and limit (the longest context or most users it holds).
+"""
+
+from __future__ import annotations
+
+from engine.answer_types import Answer, Fit, Limit, LimitOption, Pick, Request
+from engine.kinds import ladder
+from engine.kinds.base import Builder
+from engine.kinds.ladder import Hardware
+from engine.kinds.sizing import training_notes
+from engine.limits import MAX_BATCH, MAX_CONTEXT_TOKENS
+from engine.recommend import is_tight, recommend, set_price
+from engine.sizing import max_batch, max_context_tokens
+from engine.text.fit import describe_fit, describe_limit
+from engine.text.voice import ctx_label
+
+
+def targets(b: Builder, req: Request) -> list[Hardware]:
+    """The hardware the question names: cards with their counts, then a plain VRAM amount."""
+    asks = [(c.name, c.count) for c in b.q.cards]
+    if not asks and req.card:
+        asks = [(req.card, req.count)]
+    out = [
+        ladder.card_hardware(b.cat.card_by_name[name], count)
+        for name, count in asks
+        if name in b.cat.card_by_name
+    ]
+    if b.q.vram_gb:
+        out.append(ladder.capacity_hardware(f"{b.num(b.q.vram_gb, 1)} GB", b.q.vram_gb))
+    return out
+
+
+def rental_for(b: Builder, req: Request) -> Pick | None:
+    """The cheapest rental that runs ``req`` (with its precision and need for the text)."""
+    need = b.breakdown(req).total
+    pick, _ = recommend(b.cat, b.workload(req, need))
+    if pick is None:
+        return None
+    return pick.model_copy(update={"precision": req.precision, "need_gb": need})
+
+
+def fit_on(b: Builder, hw: Hardware, req: Request) -> Fit:
+    """Every rung of the ladder on ``hw``, the asked one's verdict, limits and the changes."""
+    reqs = ladder.ladder_requests(b, hw, req)
+    options = [ladder.option(b, hw, r) for r in reqs]
+    asked = ladder.option(b, hw, req)
+    best_at = next((i for i, o in enumerate(options) if o.fits), None)
+    best_req = reqs[best_at] if best_at is not None else None
+    best = None
+    if best_at is not None and best_req is not None:
+        best = options[best_at].model_copy(
+            update={"max_context_tokens": ladder.max_context(b, hw, best_req)}
+        )
+        options[best_at] = best
+    can_run = ladder.runnable(b, hw, req)
+    mctx = ladder.max_context(b, hw, req) if can_run else 0
+    mbatch = ladder.max_users(b, hw, req) if can_run else 0
+    _, _, w = ladder.headroom(b, hw, req)
+    is_offered, why = ladder.offered(hw, w)
+    shown = req if asked.fits else best_req
+    dec, dec_kv = ladder.decode(b, hw, shown) if shown is not None else (None, None)
+    price = None
+    if hw.card is not None and is_offered:
+        price = set_price(b.cat, hw.card, hw.count)[2]
+    rental = rental_for(b, shown) if shown is not None and not (is_offered and asked.fits) else None
+    return Fit(
+        card=hw.card.name if hw.card is not None else hw.label,
+        count=hw.count,
+        fits=asked.fits,
+        headroom_gb=asked.headroom_gb,
+        tight=asked.fits and is_tight(asked.headroom_gb, hw.count),
+        monthly_usd=price,
+        reason=why,
+        vram_gb=hw.vram_gb,
+        decode_tok_s=dec,
+        options=options,
+        best=best,
+        offered=is_offered,
+        max_context_tokens=mctx,
+        max_batch=mbatch,
+        changes=[] if asked.fits else ladder.changes(b, hw, req, best_req, mctx, mbatch),
+        rental=rental,
+        interconnect=hw.card.interconnect if hw.card is not None else None,
+        link_gbps=hw.card.link_gbps if hw.card is not None else None,
+        decode_kv_tok_s=dec_kv,
+        precision=req.precision,
+    )
+
+
+def fit(b: Builder, req: Request) -> Answer:
+    assert req.model is not None
+    bd = b.breakdown(req)
+    w = b.workload(req, bd.total)
+    hws = targets(b, req)
+    fits = [fit_on(b, hw, req) for hw in hws]
+    for f in fits:
+        if f.reason:
+            b.caveat(f"why.{f.reason}", card=f.card, count=f.count, heads=req.model.attention_heads)
+    pick, nodes = recommend(b.cat, w)
+    b.model_notes(req)
+    training_notes(b, req)
+    first = fits[0] if fits else None
+    alts: list[Pick] = []
+    if first is not None:
+        if first.tight:
+            b.caveat(
+                "tight" if first.count == 1 else "tight_set",
+                headroom=b.gb(first.headroom_gb),
+                per_card=b.gb(first.headroom_gb / first.count),
+            )
+        if first.fits:
+            b.edge_note(first.vram_gb or 0.0, first.headroom_gb, bd.total, w.needs_fp8)
+        rental = first.rental
+        if (
+            rental is not None
+            and pick is not None
+            and (rental.card, rental.count)
+            != (
+                pick.card,
+                pick.count,
+            )
+        ):
+            alts.append(rental.model_copy(update={"reason": "lower_precision"}))
+        # a set's speed line names the link it crosses (engine/text/fit.py)
+    answer = Answer(
+        kind="fit",
+        request=req,
+        memory_gb=bd.as_dict(),
+        recommendation=pick,
+        alternatives=alts,
+        decode_tok_s=first.decode_tok_s if first else None,
+        decode_kv_tok_s=first.decode_kv_tok_s if first else None,
+        cluster_nodes=nodes,
+        fit=first,
+        fits=fits,
+        kv_bytes_per_token=b.kv_per_token(req),
+    )
+    return b.finish(describe_fit(b.voice, answer))
+
+
+def limit_hardware(b: Builder) -> Hardware | None:
+    q = b.q
+    if q.cards:
+        return ladder.card_hardware(b.cat.card_by_name[q.cards[0].name], q.cards[0].count)
+    if q.vram_gb:
+        return ladder.capacity_hardware(f"{b.num(q.vram_gb, 1)} GB", q.vram_gb)
+    prev = b.prev_set()
+    if prev is None:
+        return None
+    return ladder.card_hardware(b.cat.card_by_name[prev[0]], prev[1])
+
+
+def limit(b: Builder, req: Request) -> Answer:
+    assert req.model is not None
+    hw = limit_hardware(b)
+    assert hw is not None
+    inf = req.model_copy(update={"task": "inference"})
+    bd = b.breakdown(inf)
+    fixed = bd.parts["weights"] + bd.parts["overhead"]
+    kvb = b.cat.kv_by_name[req.kv_dtype].bytes
+    cap_ctx = req.model.max_context_tokens or MAX_CONTEXT_TOKENS
+    if hw.count == 1:  # one card or a VRAM amount: the exact token count
+        free = hw.vram_gb - fixed
+        mctx = max_context_tokens(req.model, free, kvb, req.batch, cap_ctx)
+        mb = min(max_batch(req.model, free, kvb, req.context_tokens), MAX_BATCH)
+        if not ladder.runnable(b, hw, inf):
+            mctx = mb = 0
+    else:  # a set: judged card by card, as tensor parallelism splits (or copies) the cache
+        can = ladder.runnable(b, hw, inf)
+        mctx = ladder.max_context(b, hw, inf) if can else 0
+        mb = ladder.max_users(b, hw, inf) if can else 0
+    if req.model.max_context_tokens and mctx >= req.model.max_context_tokens:
+        b.caveat("limit_model_max", max=ctx_label(req.model.max_context_tokens))
+    if hw.vram_gb - fixed <= 0:
+        b.caveat("limit_no_room", need=b.gb(fixed), cap=b.gb(hw.vram_gb))
+    options: list[LimitOption] = []
+    if mb == 0:
+        for r in ladder.ladder_requests(b, hw, inf):
+            users = ladder.max_users(b, hw, r)
+            if users == 0 or r.precision == inf.precision:
+                continue
+            kv8 = r.model_copy(update={"kv_dtype": "fp8"})
+            options.append(
+                LimitOption(
+                    precision=r.precision,
+                    max_context_tokens=ladder.max_context(b, hw, r),
+                    max_batch=users,
+                    max_batch_kv_fp8=ladder.max_users(b, hw, kv8),
+                )
+            )
+    b.model_notes(inf)
+    b.assumptions = [n for n in b.assumptions if n.code != "default_context"]
+    named = hw.card.name if hw.card is not None and b.q.cards else None
+    answer = Answer(
+        kind="limit",
+        request=inf.model_copy(update={"card": named}),
+        memory_gb=bd.as_dict(),
+        limit=Limit(
+            card=hw.card.name if hw.card is not None else hw.label,
+            count=hw.count,
+            max_context_tokens=mctx,
+            max_batch=mb,
+            options=options,
+        ),
+        kv_bytes_per_token=b.kv_per_token(inf),
+    )
+    return b.finish(describe_limit(b.voice, answer))

@@ -1,0 +1,202 @@
+"""The fit ladder: what the asked hardware physically holds, precision by precision.
+
+Physics and the rental rules are separate facts (SIZING.md, "Physics vs what we rent"): any
+card at any count, or a plain VRAM amount, holds what fits in its memory, judged card by card
+the way tensor parallelism splits it. Whether the fleet rents that set is a separate flag.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine import native
+from engine.answer_types import FitChange, FitOption, Request
+from engine.kinds.base import Builder
+from engine.limits import MAX_BATCH, MAX_CONTEXT_TOKENS
+from engine.models import Card
+from engine.recommend import Workload, set_allowed, set_headroom_gb
+from engine.sizing import kv_cache_gb
+
+# Weight precisions a fit is tried at: the sources' three, INT8 and the common GGUF types.
+LADDER = ("bf16", "fp8", "q8_0", "int8", "q6_k", "q5_k_m", "q4_k_m", "int4")
+CTX_STEP = 1024  # context limits are reported in whole 1k steps
+KV_READ_SHARE = 0.10  # above this share of the weights, the KV read lowers the ceiling too
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """The asked hardware: a card and a count, or a plain amount of memory (``card`` None)."""
+
+    label: str
+    card: Card | None
+    count: int
+    vram_gb: float
+
+    @property
+    def fp8(self) -> bool | None:
+        """FP8 support; None for a plain VRAM amount (the hardware is not known)."""
+        return None if self.card is None else self.card.fp8
+
+    @property
+    def bandwidth_gbps(self) -> float | None:
+        return None if self.card is None else self.card.bandwidth_gbps * self.count
+
+
+def card_hardware(card: Card, count: int | None) -> Hardware:
+    n = count or card.min_count
+    label = card.name if n == 1 else f"{n}× {card.name}"
+    return Hardware(label, card, n, card.vram_gb * n)
+
+
+def capacity_hardware(label: str, vram_gb: float) -> Hardware:
+    return Hardware(label, None, 1, vram_gb)
+
+
+def offered(hw: Hardware, w: Workload) -> tuple[bool, str | None]:
+    """Whether the fleet rents this set for the workload, and the rule that says no."""
+    if hw.card is None:
+        return False, None
+    why = set_allowed(hw.card, hw.count, w)
+    return why is None, why
+
+
+def runnable(b: Builder, hw: Hardware, req: Request) -> bool:
+    """FP8 weights need FP8 hardware; a plain VRAM amount is given the benefit of the doubt
+    only for what was asked."""
+    if req.task != "inference" or not native.needs_fp8(b.cat, req):
+        return True
+    return bool(hw.fp8) if hw.fp8 is not None else req.precision == b.q.precision
+
+
+def headroom(b: Builder, hw: Hardware, req: Request) -> tuple[float, float, Workload]:
+    """(total GB, GB left on the hardware, workload); copied caches count on every card."""
+    total = b.breakdown(req).total
+    w = b.workload(req, total)
+    if hw.card is None:
+        return total, hw.vram_gb - total, w
+    return total, set_headroom_gb(hw.card, hw.count, w), w
+
+
+def holds(b: Builder, hw: Hardware, req: Request) -> bool:
+    return runnable(b, hw, req) and headroom(b, hw, req)[1] >= 0
+
+
+def with_precision(b: Builder, req: Request, precision: str) -> Request:
+    assert req.model is not None
+    parts = native.parts_for(b.cat, req.model, precision)
+    return req.model_copy(update={"precision": precision, "weight_parts": parts})
+
+
+def ladder_requests(b: Builder, hw: Hardware, req: Request) -> list[Request]:
+    """The asked request and every ladder precision the hardware can run, most bytes first."""
+    if req.task != "inference":
+        return [req]
+    out = {req.precision: req}
+    for p in LADDER:
+        if p not in out and p in b.cat.precision_by_name:
+            out[p] = with_precision(b, req, p)
+    runs = [r for r in out.values() if runnable(b, hw, r)]
+    return sorted(runs, key=lambda r: -b.breakdown(r).parts["weights"])
+
+
+def decode(b: Builder, hw: Hardware, req: Request) -> tuple[float | None, float | None]:
+    """(ceiling, lower ceiling with the KV read) for one stream; None without bandwidth."""
+    bw = hw.bandwidth_gbps
+    if bw is None or req.task != "inference" or req.model is None:
+        return None, None
+    read = native.read_per_token_gb(b.cat, req)
+    kvb = b.cat.kv_by_name[req.kv_dtype].bytes
+    kv = kv_cache_gb(req.model, kvb, req.context_tokens, req.batch)
+    lower = bw / (read + kv) if kv > KV_READ_SHARE * read else None
+    return bw / read, lower
+
+
+def option(b: Builder, hw: Hardware, req: Request) -> FitOption:
+    total, room, _ = headroom(b, hw, req)
+    fits = room >= 0 and runnable(b, hw, req)
+    return FitOption(
+        precision=req.precision,
+        kv_dtype=req.kv_dtype,
+        context_tokens=req.context_tokens,
+        batch=req.batch,
+        total_gb=total,
+        fits=fits,
+        headroom_gb=room,
+        decode_tok_s=decode(b, hw, req)[0] if fits else None,
+    )
+
+
+def context_cap(req: Request) -> int:
+    assert req.model is not None
+    return req.model.max_context_tokens or MAX_CONTEXT_TOKENS
+
+
+def max_context(b: Builder, hw: Hardware, req: Request) -> int:
+    """The longest context in whole 1k steps that fits (0 when not even 1k does)."""
+    if req.task != "inference":
+        return 0
+    lo, hi = 0, context_cap(req) // CTX_STEP
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if holds(b, hw, req.model_copy(update={"context_tokens": mid * CTX_STEP})):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo * CTX_STEP
+
+
+def max_users(b: Builder, hw: Hardware, req: Request) -> int:
+    """The most sequences at the asked context that fit (0 when not even one does)."""
+    if req.task != "inference":
+        return 0
+    lo, hi = 0, MAX_BATCH
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if holds(b, hw, req.model_copy(update={"batch": mid})):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _change(b: Builder, hw: Hardware, kind: str, req: Request, count: int) -> FitChange:
+    total, room, _ = headroom(b, hw, req)
+    return FitChange(
+        change=kind,
+        precision=req.precision,
+        kv_dtype=req.kv_dtype,
+        context_tokens=req.context_tokens,
+        batch=req.batch,
+        count=count,
+        total_gb=total,
+        headroom_gb=room,
+    )
+
+
+def changes(
+    b: Builder, hw: Hardware, req: Request, best: Request | None, mctx: int, mbatch: int
+) -> list[FitChange]:
+    """The smallest changes that make an asked setup that does not fit, fit: one slot each."""
+    out: list[FitChange] = []
+    if req.task != "inference" or req.model is None:
+        return out
+    if best is not None and best.precision != req.precision:
+        out.append(_change(b, hw, "precision", best, hw.count))
+    if req.kv_dtype != "fp8":
+        kv8 = req.model_copy(update={"kv_dtype": "fp8"})
+        if holds(b, hw, kv8):
+            out.append(_change(b, hw, "kv_cache", kv8, hw.count))
+    if 0 < mctx < req.context_tokens:
+        shorter = req.model_copy(update={"context_tokens": mctx})
+        out.append(_change(b, hw, "context", shorter, hw.count))
+    if 0 < mbatch < req.batch:
+        fewer = req.model_copy(update={"batch": mbatch})
+        out.append(_change(b, hw, "batch", fewer, hw.count))
+    if hw.card is not None and runnable(b, hw, req):
+        heads = req.model.attention_heads
+        for n in range(hw.count + 1, 9):  # tensor parallelism: n must divide the heads
+            more = card_hardware(hw.card, n)
+            if heads % n == 0 and holds(b, more, req):
+                out.append(_change(b, more, "cards", req, n))
+                break
+    return out

@@ -1,0 +1,271 @@
+"""Text of the answers about chosen hardware: the fit ladder and the limits, verdict first."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.answer_types import Answer, Fit, FitChange, Request, Section
+from engine.native import VLLM_DEFAULT_SHARE
+from engine.sizing import GB
+from engine.text.formulas import math_lines
+from engine.text.labels import alt_line, fit_line, memory_lines, model_label, pick_line
+from engine.text.labels import request_label as _request_label
+from engine.text.voice import Voice, ctx_label
+
+
+def hw_label(f: Fit) -> str:
+    return f.card if f.count == 1 else f"{f.count}× {f.card}"
+
+
+def headline(v: Voice, a: Answer) -> str:
+    """The verdict and the best option, in one sentence or two."""
+    req, f = a.request, a.fit
+    assert req is not None and a.memory_gb is not None
+    total = a.memory_gb["total"]
+    request = _request_label(v, req)
+    if f is None:
+        return v.t("headline.fit_no", request=request, total=v.gb(total), card="?")
+    hw = hw_label(f)
+    if req.task != "inference":
+        key = "headline.fit_yes" if f.fits else "headline.fit_no"
+        return v.t(key, request=request, total=v.gb(total), card=hw)
+    if f.fits:
+        return v.t(
+            "headline.ladder_yes",
+            request=request,
+            hw=hw,
+            total=v.gb(total),
+            headroom=v.gb(f.headroom_gb),
+            ctx=ctx_label(f.max_context_tokens or 0),
+        )
+    if f.best is not None:
+        text = v.t(
+            "headline.ladder_best",
+            prec=req.precision.upper(),
+            total=v.gb(total),
+            hw=hw,
+            cap=v.gb(f.vram_gb or 0),
+            best=f.best.precision.upper(),
+            best_total=v.gb(f.best.total_gb),
+            headroom=v.gb(f.best.headroom_gb),
+            ctx=ctx_label(f.best.max_context_tokens or 0),
+        )
+        return text + roomier(v, f)
+    lowest = f.options[-1] if f.options else None
+    return v.t(
+        "headline.ladder_none",
+        request=request,
+        total=v.gb(total),
+        hw=hw,
+        cap=v.gb(f.vram_gb or 0),
+        lowest=(lowest.precision if lowest else req.precision).upper(),
+        lowest_total=v.gb(lowest.total_gb if lowest else total),
+    )
+
+
+def roomier(v: Voice, f: Fit) -> str:
+    """When the best rung leaves vLLM less than its 10%, the next rung that leaves more."""
+    assert f.best is not None
+    cap = f.vram_gb or 0
+    if f.best.headroom_gb >= cap * VLLM_DEFAULT_SHARE:
+        return ""
+    for o in f.options:
+        if o.fits and o.headroom_gb >= cap * VLLM_DEFAULT_SHARE:
+            total, room = v.gb(o.total_gb), v.gb(o.headroom_gb)
+            return " " + v.t("ladder.roomier", prec=o.precision.upper(), total=total, headroom=room)
+    return ""
+
+
+def change_line(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
+    assert req.model is not None
+    return v.t(
+        f"change.{c.change}",
+        prec=c.precision.upper(),
+        ctx=ctx_label(c.context_tokens),
+        batch=c.batch,
+        count=c.count,
+        card=f.card,
+        total=v.gb(c.total_gb),
+        headroom=v.gb(c.headroom_gb),
+        heads=req.model.attention_heads,
+    )
+
+
+def ladder_lines(v: Voice, f: Fit) -> list[str]:
+    out = []
+    for o in f.options:
+        key = "ladder.fits" if o.fits else "ladder.short"
+        out.append(
+            v.t(
+                key,
+                prec=o.precision.upper(),
+                total=v.gb(o.total_gb),
+                headroom=v.gb(abs(o.headroom_gb)),
+            )
+        )
+    return out
+
+
+def speed_lines(v: Voice, f: Fit) -> list[str]:
+    """The ceiling only for hardware that holds an option; a set names the link it crosses."""
+    if not f.decode_tok_s:
+        return []
+    if f.count == 1 and f.decode_kv_tok_s:
+        kv = v.num(f.decode_kv_tok_s)
+        return [v.t("decode.line_kv", tok=v.num(f.decode_tok_s), kv=kv)]
+    if f.count == 1:
+        lines = [v.t("decode.line", tok=v.num(f.decode_tok_s))]
+    else:
+        lines = [
+            v.t(
+                "decode.line_set",
+                tok=v.num(f.decode_tok_s),
+                count=f.count,
+                link=f.interconnect or "PCIe",
+                gbps=v.num(f.link_gbps or 0),
+            )
+        ]
+    if f.decode_kv_tok_s:  # the lower ceiling on the same line
+        lines[-1] += " · " + v.t("decode.kv_line", tok=v.num(f.decode_kv_tok_s))
+    return lines
+
+
+def owned_lines(v: Voice, f: Fit, req: Request) -> list[str]:
+    """Physics and renting are separate facts: what the set holds, then whether we rent it."""
+    assert req.model is not None
+    out: list[str] = []
+    holds = f.fits or f.best is not None
+    if f.count > 1 and holds and f.offered is False and f.card in v.cat.card_by_name:
+        heads = req.model.attention_heads
+        key = "fit.owned_tp" if heads % f.count == 0 else "fit.owned_layers"
+        out.append(
+            v.t(
+                key,
+                hw=hw_label(f),
+                heads=heads,
+                link=f.interconnect or "PCIe",
+                gbps=v.num(f.link_gbps or 0),
+            )
+        )
+    if f.offered is False and f.card in v.cat.card_by_name:
+        out.append(v.t("fit.not_offered", hw=hw_label(f)))
+    r = f.rental
+    if r is not None and holds:
+        out.append(
+            v.t(
+                "fit.rental",
+                prec=(r.precision or "").upper(),
+                hw=r.card if r.count == 1 else f"{r.count}× {r.card}",
+                price=v.usd(r.monthly_usd),
+            )
+        )
+    return out
+
+
+def describe_fit(v: Voice, a: Answer) -> Answer:
+    req, f = a.request, a.fit
+    assert req is not None
+    fit_lines = [fit_line(v, x) for x in a.fits]
+    if f is not None:
+        fit_lines += owned_lines(v, f, req)
+        if f.fits and req.task == "inference":
+            fit_lines.append(
+                v.t(
+                    "fit.limits",
+                    prec=req.precision.upper(),
+                    ctx=ctx_label(f.max_context_tokens or 0),
+                    batch=req.batch,
+                    users=v.num(f.max_batch or 0),
+                    at=ctx_label(req.context_tokens),
+                )
+            )
+        fit_lines += speed_lines(v, f)
+    sections = [Section.model_construct(title=v.t("section.fit"), lines=fit_lines)]
+    if f is not None and f.changes:
+        lines = [change_line(v, c, f, req) for c in f.changes]
+        sections.append(Section.model_construct(title=v.t("section.changes"), lines=lines))
+    if f is not None and not f.fits and len(f.options) > 1:  # when it fits, the JSON has them
+        sections.append(
+            Section.model_construct(
+                title=v.t("section.ladder", hw=hw_label(f)), lines=ladder_lines(v, f)
+            )
+        )
+    sections.append(Section.model_construct(title=v.t("section.memory"), lines=memory_lines(v, a)))
+    card_lines: list[str] = []
+    if a.recommendation is not None:
+        card_lines.append(pick_line(v, a.recommendation))
+    elif a.cluster_nodes:
+        card_lines.append(v.t("pick.cluster", nodes=a.cluster_nodes, card=v.cat.fleet.cluster.card))
+    sections.append(Section.model_construct(title=v.t("section.cheapest"), lines=card_lines))
+    if a.alternatives:
+        sections.append(
+            Section.model_construct(
+                title=v.t("section.alternatives"), lines=[alt_line(v, p) for p in a.alternatives]
+            )
+        )
+    upd: dict[str, Any] = {
+        "headline": headline(v, a),
+        "sections": sections,
+        "math": math_lines(v, a),
+    }
+    return a.model_copy(update=upd)
+
+
+def describe_limit(v: Voice, a: Answer) -> Answer:
+    req, lim = a.request, a.limit
+    assert req is not None and lim is not None and a.memory_gb is not None
+    card = lim.card if lim.count == 1 else f"{lim.count}× {lim.card}"
+    lines = [
+        v.t(
+            "limit.context",
+            tokens=v.num(lim.max_context_tokens or 0),
+            label=f"{(lim.max_context_tokens or 0) / 1024:.0f}k",
+            batch=req.batch,
+        ),
+        v.t("limit.batch", batch=v.num(lim.max_batch or 0), ctx=ctx_label(req.context_tokens)),
+    ]
+    for o in lim.options:
+        lines.append(
+            v.t(
+                "limit.option",
+                prec=o.precision.upper(),
+                users=v.num(o.max_batch),
+                users_kv8=v.num(o.max_batch_kv_fp8),
+                at=ctx_label(req.context_tokens),
+                ctx=ctx_label(o.max_context_tokens),
+            )
+        )
+    key = "headline.limit"
+    params: dict[str, Any] = {"card": card, "model": model_label(v, req)}
+    if lim.options:
+        key = "headline.limit_other"
+        o = lim.options[0]
+        most = max(lim.options, key=lambda x: x.max_batch)
+        params.update(
+            best=o.precision.upper(),
+            users=v.num(o.max_batch),
+            at=ctx_label(req.context_tokens),
+            most=most.precision.upper(),
+            most_users=v.num(most.max_batch),
+        )
+    headline_text = v.t(key, prec=req.precision.upper(), **params)
+    mem = a.memory_gb
+    sections = [
+        Section.model_construct(title=v.t("section.limit"), lines=lines),
+        Section.model_construct(
+            title=v.t("section.memory"),
+            lines=[
+                v.t("mem.line", part=v.t("mem.weights"), gb=v.gb(mem["weights"])),
+                v.t("mem.line", part=v.t("mem.overhead"), gb=v.gb(mem["overhead"])),
+            ],
+        ),
+    ]
+    per_token = a.kv_bytes_per_token or 0
+    mathl = [
+        v.t(
+            "math.limit",
+            bytes=v.num(per_token),
+            free=v.num(max(0.0, (lim.max_context_tokens or 0) * per_token * req.batch / GB), 2),
+        )
+    ]
+    return a.model_copy(update={"headline": headline_text, "sections": sections, "math": mathl})

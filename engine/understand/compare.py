@@ -1,0 +1,109 @@
+"""Comparisons: "X vs Y", "X or Y", "compare X and Y", and several values of one slot in one
+question ("llama 3.1 8b 8k 32k 128k"), split into one question per alternative.
+
+Each alternative is parsed on its own; what one of them says and another leaves out (the model
+in "does llama 70b fit on 4090 vs 5090", the context in "qwen2.5 7b vs llama 3.1 8b at 32k") is
+shared. It is a comparison only when some slot really differs between the alternatives, so
+"full vs lora" (an FAQ) or "70b with a 4090" in Thai stay what they were; one model on several
+cards ("70b fp8 h100 or mi300x") stays a fit answer, which checks every card it names.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable
+from typing import Any
+
+from engine.understand.patterns import CONTEXT_KM
+from engine.understand.query import Query
+
+MAX_ITEMS = 4
+# " vs ", " versus ", " or ", Polish " czy " / " albo " / " lub ", Thai "หรือ" / "เทียบกับ"
+SEPARATOR = re.compile(
+    r"\s+(?:vs\.?|versus|or|czy|albo|lub|kontra)\s+|\s*(?:หรือ|เทียบกับ)\s*", re.IGNORECASE
+)
+LEAD = re.compile(r"^\s*(?:compare|porównaj|porownaj|เปรียบเทียบ|เทียบ)\s+", re.IGNORECASE)
+AND = re.compile(r"\s+(?:and|with|i|oraz|และ)\s+|\s*กับ\s*", re.IGNORECASE)
+HINTS = re.compile(r"vs|versus|\bor\b|czy|albo|lub|kontra|หรือ|เทียบ|compare|porówn|porown|\d")
+SUBJECT = ("model", "model_score", "others", "model_words", "size_b", "unmatched_model")
+SLOTS = ("subject", "cards", "precision", "context_tokens", "vram_gb", "kv_dtype", "batch")
+SHARED = (*SLOTS, "task", "wants_fit", "wants_what_fits", "wants_limit")
+
+
+def split(text: str) -> list[str] | None:
+    """The alternatives a question names, each as its own text; None when it names one."""
+    if not HINTS.search(text.lower()):
+        return None
+    body = text.strip().rstrip("?!. ")
+    led = LEAD.match(body)
+    if led:
+        body = body[led.end() :]
+    parts = [p for p in SEPARATOR.split(body) if p.strip()]
+    if len(parts) < 2 and led:
+        parts = [p for p in AND.split(body) if p.strip()]
+    if 2 <= len(parts) <= MAX_ITEMS:
+        return [p.strip() for p in parts]
+    contexts = list(CONTEXT_KM.finditer(" " + body.lower() + " "))
+    if len({m.group(0).strip() for m in contexts}) >= 2:
+        padded = " " + body + " "
+        out = []
+        for keep in contexts[:MAX_ITEMS]:
+            text_ = padded
+            for m in sorted(contexts, key=lambda m: -m.start()):
+                if m is not keep:
+                    text_ = text_[: m.start()] + " " + text_[m.end() :]
+            out.append(" ".join(text_.split()))
+        return out
+    return None
+
+
+def _slot(q: Query, name: str) -> Any:
+    if name == "subject":
+        if q.model is not None:
+            return ("model", q.model.id)
+        return ("size", q.size_b) if q.size_b is not None else None
+    if name == "cards":
+        return tuple((c.name, c.count) for c in q.cards) or None
+    if name in ("wants_fit",):
+        return q.wants_fit or None
+    if name == "wants_what_fits":
+        return q.wants_what_fits or None
+    return getattr(q, name)
+
+
+def _copy(dst: Query, src: Query, name: str) -> None:
+    if name == "subject":
+        for f in SUBJECT:
+            setattr(dst, f, copy.copy(getattr(src, f)))
+    elif name == "cards":
+        dst.cards = copy.deepcopy(src.cards)
+    elif name == "task":
+        dst.task, dst.task_generic = src.task, src.task_generic
+    else:
+        setattr(dst, name, getattr(src, name))
+
+
+def alternatives(text: str, parse_one: Callable[[str], Query]) -> list[Query]:
+    """One query per alternative with the shared slots filled in, or [] when the question
+    does not compare anything (no slot differs, or an alternative names nothing to size)."""
+    parts = split(text)
+    if parts is None:
+        return []
+    qs = [parse_one(p) for p in parts]
+    differing = [n for n in SLOTS if len({_slot(q, n) for q in qs} - {None}) >= 2]
+    if not differing:
+        return []
+    if not any(q.has_subject for q in qs) and not {"cards", "vram_gb"} & set(differing):
+        return []  # nothing to size, and not two pieces of hardware either
+    if differing == ["cards"] and any(q.has_subject for q in qs):
+        return []  # one model on several cards: the fit answer already checks each card
+    for name in SHARED:
+        for q in qs:
+            if _slot(q, name) is None:
+                src = next((o for o in qs if _slot(o, name) is not None), None)
+                if src is not None:
+                    _copy(q, src, name)
+    if not all(q.has_subject or q.cards or q.vram_gb for q in qs):
+        return []
+    return qs
