@@ -323,19 +323,19 @@ def _settings():  # type: ignore[no-untyped-def]
 
 
 def cmd_telegram(args: argparse.Namespace) -> int:
-    from bot.telegram_app import main
+    from bot.telegram.app import main
 
     return main(_settings())
 
 
 def cmd_discord(args: argparse.Namespace) -> int:
-    from bot.discord_app import main
+    from bot.discord.app import main
 
     return main(_settings(), sync=args.sync)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from bot.web import run
+    from bot.web.app import run
 
     settings = _settings()
     if args.host:

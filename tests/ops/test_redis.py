@@ -342,7 +342,7 @@ async def test_a_button_memo_written_by_one_replica_works_on_another(
     stores: tuple[RedisStore, RedisStore],
 ):
     """The Telegram button state: replica A sent the answer, replica B gets the press."""
-    from bot.telegram_app import Shown, ShownAnswers
+    from bot.telegram.app import Shown, ShownAnswers
     from engine import ask, context_of
 
     catalog = load_catalog()

@@ -15,7 +15,7 @@ import pytest
 from tg_support import Bot, JsonDict, visible
 
 from bot.render.telegram import MAX_MESSAGE_UTF16, format_html, parse_callback, utf16_len
-from bot.telegram_app import message_key, set_commands
+from bot.telegram.app import message_key, set_commands
 from engine import Answer, ask, context_of
 from engine.answer_types import Section
 from engine.i18n import t

@@ -9,7 +9,7 @@ from typing import Any
 
 from bot.desk import Desk
 from bot.settings import Settings
-from bot.telegram_app import TgApp
+from bot.telegram.app import TgApp
 from engine import Catalog
 
 try:  # tests/ is on sys.path in pytest's default (prepend) import mode

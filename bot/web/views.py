@@ -1,6 +1,6 @@
 """Extra views for the staff desk: the chat previews and the memory-against-context chart.
 
-Kept apart from :mod:`bot.web` (the server) so the page can grow without touching it:
+Kept apart from :mod:`bot.web.app` (the server) so the page can grow without touching it:
 ``register(app)`` adds two read-only routes under ``/v1/`` (the same token rule applies):
 
     GET /v1/preview ?q=&lang=   the Telegram and Discord short forms, rendered by the real
@@ -153,7 +153,7 @@ async def chart_handler(request: web.Request) -> web.Response:
 
 
 def _desk_key(app: web.Application) -> Any:
-    from bot.web import DESK
+    from bot.web.app import DESK
 
     return DESK
 

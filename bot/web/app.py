@@ -11,7 +11,7 @@ Routes::
     GET  /v1/cards          JSON list of card objects (as in the Answer's ``cards``)
     GET  /v1/models         ?search=  JSON list of models
     POST /v1/reload         reload data files (needs the API token; 403 when none is set)
-    GET  /v1/preview        ?q=&lang=  the Telegram and Discord forms (see bot.desk_views)
+    GET  /v1/preview        ?q=&lang=  the Telegram and Discord forms (see bot.web.views)
     GET  /v1/chart          ?q=&lang=  memory against context, with card capacities
     GET  /healthz           {"status": "ok", "prices_as_of": ...}
     GET  /metrics           Prometheus exposition
@@ -199,7 +199,7 @@ async def index(request: web.Request) -> web.FileResponse:
 
 
 async def static_handler(request: web.Request) -> web.FileResponse:
-    """Only the files shipped in ``bot/static``: no directory walking, a JSON 404 otherwise."""
+    """Only the files shipped in ``bot/web/static``: no directory walking, a JSON 404 otherwise."""
     name = request.match_info["name"]
     if name not in _static_files():
         raise ApiError(404, "not_found", "No such file.")
@@ -346,7 +346,7 @@ def create_app(desk: Desk, settings: Settings) -> web.Application:
     app.router.add_post("/v1/reload", reload_handler)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_handler)
-    from bot.desk_views import register as register_desk_views  # previews and the chart
+    from bot.web.views import register as register_desk_views  # previews and the chart
 
     register_desk_views(app)
     return app
