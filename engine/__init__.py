@@ -20,7 +20,7 @@ from engine.answer_types import (
     Request,
     Section,
 )
-from engine.catalog import Catalog, load_catalog
+from engine.catalog import Catalog, fleet_shrink, load_catalog
 from engine.conversation import Conversations
 from engine.errors import CatalogError, QueryError, VramchatError
 from engine.i18n import pick_lang, t
@@ -82,6 +82,7 @@ __all__ = [
     "compose_question",
     "context_of",
     "default_catalog",
+    "fleet_shrink",
     "fmt_gb",
     "fmt_num",
     "fmt_usd",

@@ -76,7 +76,9 @@ def context_of(answer: Answer) -> Context | None:
 def _dispatch(b: Builder) -> Answer:
     """Which kind of answer the question is, in the order that settles overlaps."""
     q = b.q
-    if q.wants_help or (not q.text and not q.has_subject):
+    # Typed options alone refine the previous answer (an alternative-card button, say).
+    refines = b.prev is not None and q.has_modifier
+    if q.wants_help or (not q.text and not q.has_subject and not refines):
         return help_answer(b)
     if q.wants_cards and not q.has_subject:
         return cards(b)
