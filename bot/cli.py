@@ -18,8 +18,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from engine import Answer, Catalog, CatalogError, Context, ask, context_of, load_catalog
-from engine.i18n import t
+from engine import Answer, Catalog, CatalogError, Context, ask, context_of, load_catalog, t
 
 log = logging.getLogger("vramchat.cli")
 

@@ -6,8 +6,7 @@ can carry the user's words (a model name that was not found, for instance).
 
 from __future__ import annotations
 
-from engine import Answer, Catalog
-from engine.i18n import t
+from engine import Answer, Catalog, t
 
 __all__ = ["footer", "format_markdown", "format_text", "quotes_price"]
 

@@ -21,8 +21,7 @@ import discord
 from bot.desk import Limited
 from bot.render import footer as prices_footer
 from bot.render.short import detail_blocks, short_lines
-from engine import Answer, Catalog
-from engine.i18n import t
+from engine import Answer, Catalog, t
 
 __all__ = [
     "AltButton",

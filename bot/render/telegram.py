@@ -17,10 +17,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.render import footer as prices_footer
 from bot.render.short import detail_blocks, short_lines
-from engine import Answer, Catalog
-from engine.i18n import t
-from engine.models import Pick
-from engine.rounding import fmt_usd
+from engine import Answer, Catalog, Pick, fmt_usd, t
 
 __all__ = [
     "MAX_CALLBACK_BYTES",

@@ -24,9 +24,7 @@ from aiohttp import web
 from bot.desk import Desk
 from bot.render.discord import format_details, format_embed
 from bot.render.telegram import format_html
-from engine import Answer, Catalog, ask, context_of
-from engine.models import LANGS, Pick
-from engine.parse import MAX_QUERY_CHARS
+from engine import LANGS, MAX_QUERY_CHARS, Answer, Catalog, Pick, ask, context_of
 
 __all__ = ["chart_points", "register", "telegram_visible"]
 
