@@ -18,20 +18,15 @@ from engine.kinds.fleet import budget, card, cards, what_fits
 from engine.kinds.sizing import fit, limit, sizing
 from engine.kinds.talk import clarify, faq, faq_index, help_answer, invalid_option
 from engine.models import Lang
-from engine.refs import card_info, model_ref
 from engine.request import RequestOptions, apply_options, build_request
-from engine.text.voice import render_text
 from engine.understand import parse
 
 __all__ = [
     "Context",
     "RequestOptions",
     "ask",
-    "card_info",
     "context_of",
     "default_catalog",
-    "model_ref",
-    "render_text",
 ]
 
 _FAQ_INDEX = re.compile(r"^\s*/?(?:faq|pytania|czesto zadawane|คำถามที่พบบ่อย)\s*[?!.]*\s*$", re.I)

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import discord
 
 from bot.desk import Limited
-from bot.render import footer as prices_footer
+from bot.render.common import footer as prices_footer
 from bot.render.short import detail_blocks, short_lines
 from engine import Answer, Catalog, t
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from bot.render import footer
+from bot.render.common import footer
 from bot.render.short import short_lines
 from engine import Answer, Catalog, t
 

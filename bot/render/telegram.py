@@ -15,7 +15,7 @@ from typing import Literal
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.render import footer as prices_footer
+from bot.render.common import footer as prices_footer
 from bot.render.short import detail_blocks, short_lines
 from engine import Answer, Catalog, Pick, fmt_usd, t
 

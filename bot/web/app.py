@@ -40,18 +40,21 @@ from bot import metrics
 from bot.desk import Desk, Limited
 from bot.lifecycle import Signals, boot, close_store, reload_off_loop
 from bot.logs import REQUEST_ID
-from bot.render import footer as prices_footer
+from bot.render.common import footer as prices_footer
 from bot.render.markdown import format_markdown
 from bot.render.text import format_text
 from bot.settings import Settings
 from bot.web.server import (
+    DESK,
     FD_RESERVE,
     HANDLER_ARGS,
     SECURITY_HEADERS,
+    TOKEN,
     DeskSite,
     error_response,
     http_code,
 )
+from bot.web.views import register as register_desk_views  # previews and the chart
 from engine import (
     LANGS,
     MAX_QUERY_CHARS,
@@ -78,9 +81,6 @@ STATIC_DIR = Path(__file__).resolve().parent / "static"
 METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 FORMATS = ("json", "markdown", "text", "desk")
 _RID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
-
-DESK: web.AppKey[Desk] = web.AppKey("desk", Desk)
-TOKEN: web.AppKey[bytes | None] = web.AppKey("token", bytes)
 
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -285,7 +285,7 @@ async def reload_handler(request: web.Request) -> web.Response:
             403, "forbidden", "Reload over HTTP needs VRAMCHAT_API_TOKEN; send SIGHUP instead."
         )
     desk = request.app[DESK]
-    problem = await asyncio.get_running_loop().run_in_executor(None, desk.reload)
+    problem = await reload_off_loop(desk)
     if problem is not None:
         raise ApiError(
             409, "reload_refused", f"Data not reloaded, the old data keeps serving: {problem}"
@@ -326,7 +326,6 @@ def create_app(desk: Desk, settings: Settings) -> web.Application:
     app.router.add_post("/v1/reload", reload_handler)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_handler)
-    from bot.web.views import register as register_desk_views  # previews and the chart
 
     register_desk_views(app)
     return app

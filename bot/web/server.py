@@ -18,12 +18,15 @@ from aiohttp.web_protocol import RequestHandler
 from aiohttp.web_request import BaseRequest
 
 from bot import metrics
+from bot.desk import Desk
 
 __all__ = [
     "BACKLOG",
+    "DESK",
     "FD_RESERVE",
     "HANDLER_ARGS",
     "SECURITY_HEADERS",
+    "TOKEN",
     "DeskSite",
     "connection_limit",
     "error_response",
@@ -31,6 +34,9 @@ __all__ = [
 ]
 
 log = logging.getLogger("vramchat.web")
+
+DESK: web.AppKey[Desk] = web.AppKey("desk", Desk)
+TOKEN: web.AppKey[bytes | None] = web.AppKey("token", bytes)
 
 # aiohttp refuses request lines over 8190 bytes with its own plain-text 400; a 4096-char
 # Thai question percent-encodes to ~37 KB, so allow far more and refuse it ourselves.

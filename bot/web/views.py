@@ -24,6 +24,7 @@ from aiohttp import web
 from bot.desk import Desk
 from bot.render.discord import format_details, format_embed
 from bot.render.telegram import format_html
+from bot.web.server import DESK
 from engine import LANGS, MAX_QUERY_CHARS, Answer, Catalog, Pick, ask, context_of
 
 __all__ = ["chart_points", "register", "telegram_visible"]
@@ -151,8 +152,6 @@ async def chart_handler(request: web.Request) -> web.Response:
 
 
 def _desk_key(app: web.Application) -> Any:
-    from bot.web.app import DESK
-
     return DESK
 
 

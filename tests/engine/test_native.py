@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 import yaml
 
-from engine import Catalog, CatalogError, ask, load_catalog
+from engine import Catalog, CatalogError, ModelRef, ask, load_catalog
 from engine.catalog import DEFAULT_DATA_DIR
-from engine.models import AttentionShape, LayerTypes, ModelRef, RecurrentState
+from engine.models import AttentionShape, LayerTypes, RecurrentState
 from engine.native import embeddings_b, experts_b
 from engine.recommend import Workload, set_allowed, set_headroom_gb
 from engine.sizing import GB, kv_bytes_per_token, kv_cache_gb, recurrent_state_bytes
