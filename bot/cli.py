@@ -16,9 +16,13 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.tables import human_tokens, parse_tokens, table
 from engine import Answer, Catalog, CatalogError, Context, ask, context_of, load_catalog, t
+
+if TYPE_CHECKING:  # the settings stack loads only for the commands that need it
+    from bot.settings import Settings
 
 log = logging.getLogger("vramchat.cli")
 
@@ -276,7 +280,7 @@ def cmd_check_data(args: argparse.Namespace) -> int:
     return 0
 
 
-def _settings():  # type: ignore[no-untyped-def]
+def _settings() -> Settings:
     from bot.settings import load_settings
 
     return load_settings()

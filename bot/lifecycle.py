@@ -27,11 +27,16 @@ from bot.logs import setup_logging
 from bot.settings import Settings, SettingsError
 from engine import Catalog, CatalogError, load_catalog, t
 
-__all__ = ["Signals", "apology", "boot", "close_store", "reload_off_loop", "report"]
+__all__ = ["Signals", "apology", "boot", "close_store", "fatal", "reload_off_loop", "report"]
 
 log = logging.getLogger("vramchat.lifecycle")
 
 RELOAD_FAILED = "unexpected error (see the log)"
+
+
+def fatal(program: str, message: str) -> None:
+    """The one line a process writes to stderr when it cannot start or keep going."""
+    sys.stderr.write(f"{program}: {message}\n")
 
 
 def boot(settings: Settings, program: str, check: Callable[[], object] | None = None) -> Desk | int:
@@ -45,16 +50,16 @@ def boot(settings: Settings, program: str, check: Callable[[], object] | None = 
             check()
         catalog = load_catalog(settings.vramchat_data_dir, settings.vramchat_price_book)
     except SettingsError as exc:
-        sys.stderr.write(f"{program}: {exc}\n")
+        fatal(program, str(exc))
         return 2
     except CatalogError as exc:
-        sys.stderr.write(f"{program}: data error: {exc}\n")
+        fatal(program, f"data error: {exc}")
         return 2
     setup_logging(settings)
     try:
         return desk_for(settings, catalog)
     except SettingsError as exc:
-        sys.stderr.write(f"{program}: {exc}\n")
+        fatal(program, str(exc))
         return 2
 
 

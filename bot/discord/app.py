@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +40,7 @@ from bot.desk import Desk
 from bot.discord.commands import PRECISIONS, VramTranslator, register_commands
 from bot.discord.handlers import PLATFORM, VramMixin
 from bot.discord.respond import DEFER_AFTER_S, NO_MENTIONS
-from bot.lifecycle import Signals, boot, close_store
+from bot.lifecycle import Signals, boot, close_store, fatal
 from bot.logs import REQUEST_ID
 from bot.settings import Settings, SettingsError
 
@@ -196,10 +195,10 @@ async def run(
             stopper.cancel()
             exc = starter.exception()
             if isinstance(exc, discord.LoginFailure):
-                print(
-                    "vram discord: Discord refused DISCORD_TOKEN (401 Unauthorized); "
+                fatal(
+                    "vram discord",
+                    "Discord refused DISCORD_TOKEN (401 Unauthorized); "
                     "copy a fresh token from the Developer Portal.",
-                    file=sys.stderr,
                 )
                 return 2
             if exc is not None:

@@ -27,15 +27,8 @@ from bot.discord.respond import NO_MENTIONS, Reply, Responder, ready
 from bot.lifecycle import apology, reload_off_loop, report
 from bot.logs import REQUEST_ID
 from bot.memo import ButtonMemo, Memos, alternative_options, candidate_options
-from bot.render.discord import (
-    AltButton,
-    MathButton,
-    ModelSelect,
-    escape,
-    format_embed,
-    format_limited,
-    format_view,
-)
+from bot.render.discord import escape, format_embed, format_limited
+from bot.render.discord_components import AltButton, MathButton, ModelSelect, format_view
 from bot.settings import Settings
 from engine import (
     MAX_CHOICE_CHARS,

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import sys
 from typing import Final
 
 from telegram import Bot, BotCommand, Update
@@ -31,7 +30,7 @@ from telegram.ext import (
 
 from bot import metrics
 from bot.desk import Desk
-from bot.lifecycle import Signals, boot, close_store
+from bot.lifecycle import Signals, boot, close_store, fatal
 from bot.logs import redact
 from bot.memo import ButtonMemo, Memos
 from bot.settings import Settings
@@ -175,13 +174,10 @@ def main(settings: Settings) -> int:
     try:
         run(app, settings, desk)
     except InvalidToken:
-        print(
-            "vram telegram: Telegram rejected TELEGRAM_TOKEN; copy it again from @BotFather.",
-            file=sys.stderr,
-        )
+        fatal("vram telegram", "Telegram rejected TELEGRAM_TOKEN; copy it again from @BotFather.")
         return 2
     except TelegramError as exc:
-        print(f"vram telegram: {redact(str(exc), settings.secrets())}", file=sys.stderr)
+        fatal("vram telegram", redact(str(exc), settings.secrets()))
         return 1
     return 0
 

@@ -25,7 +25,7 @@ from bot.desk import Desk
 from bot.render.discord import format_details, format_embed
 from bot.render.telegram import format_html
 from bot.web.server import DESK
-from engine import LANGS, MAX_QUERY_CHARS, Answer, Catalog, Pick, ask, context_of
+from engine import LANGS, MAX_QUERY_CHARS, Answer, Catalog, Pick, RequestOptions, ask, context_of
 
 __all__ = ["chart_points", "register", "telegram_visible"]
 
@@ -45,7 +45,8 @@ def telegram_visible(html_text: str) -> tuple[str, str]:
 
 
 def _lengths(limit: int) -> list[int]:
-    out, n = [], CHART_MIN_TOKENS
+    out: list[int] = []
+    n = CHART_MIN_TOKENS
     while n < limit and len(out) < CHART_POINTS_MAX - 1:
         out.append(n)
         n *= 2
@@ -68,12 +69,13 @@ def chart_points(answer: Answer, cat: Catalog) -> dict[str, Any]:
     limit = req.model.max_context_tokens or CHART_DEFAULT_MAX
     points = []
     for tokens in _lengths(limit):
-        point = ask(f"and {tokens} context?", answer.lang, catalog=cat, previous=prev)
+        at = RequestOptions(context_tokens=tokens)  # the same request at that length
+        point = ask("", answer.lang, catalog=cat, previous=prev, options=at)
         total = (point.memory_gb or {}).get("total")
         if point.request is None or total is None or point.request.context_tokens != tokens:
             continue
         points.append({"tokens": tokens, "gb": total})
-    lines = []
+    lines: list[dict[str, Any]] = []
     rec = answer.recommendation
     if rec is None and answer.fit is not None and answer.fit.vram_gb is not None:
         lines.append({"label": f"{answer.fit.count}× {answer.fit.card}", "gb": answer.fit.vram_gb})
