@@ -89,6 +89,12 @@ def register_commands(bot: CommandHost) -> None:
     catalog = bot.desk.catalog
     tree = bot.tree
 
+    def everywhere(command: Any) -> Any:
+        """Usable in servers, DMs and group DMs, and by people who install the app for
+        themselves (Discord's user install), not only where a server admin added the bot."""
+        command = app_commands.allowed_installs(guilds=True, users=True)(command)
+        return app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)(command)
+
     def text(key: str) -> app_commands.locale_str:
         return app_commands.locale_str(t(catalog, "en", key), key=key)
 
@@ -105,6 +111,7 @@ def register_commands(bot: CommandHost) -> None:
     ]
 
     @tree.command(name=text("dc.cmd.vram.name"), description=text("dc.cmd.vram.desc"))
+    @everywhere
     @app_commands.rename(
         query=text("dc.opt.query.name"),
         precision=text("dc.opt.precision.name"),
@@ -140,10 +147,12 @@ def register_commands(bot: CommandHost) -> None:
         return bot.context_choices(current)
 
     @tree.command(name=text("dc.cmd.gpus.name"), description=text("dc.cmd.gpus.desc"))
+    @everywhere
     async def gpus(interaction: discord.Interaction[Any]) -> None:
         await bot.cmd_fixed(interaction, "gpus")
 
     @tree.command(name=text("dc.cmd.card.name"), description=text("dc.cmd.card.desc"))
+    @everywhere
     @app_commands.rename(name=text("dc.opt.name.name"))
     @app_commands.describe(name=text("dc.opt.name.desc"))
     async def card(interaction: discord.Interaction[Any], name: str) -> None:
@@ -156,6 +165,7 @@ def register_commands(bot: CommandHost) -> None:
         return bot.card_choices(current)
 
     @tree.command(name=text("dc.cmd.faq.name"), description=text("dc.cmd.faq.desc"))
+    @everywhere
     @app_commands.rename(topic=text("dc.opt.topic.name"))
     @app_commands.describe(topic=text("dc.opt.topic.desc"))
     @app_commands.choices(topic=faq_choices)
@@ -163,6 +173,7 @@ def register_commands(bot: CommandHost) -> None:
         await bot.cmd_fixed(interaction, f"/faq {topic}")
 
     @tree.command(name=text("dc.cmd.help.name"), description=text("dc.cmd.help.desc"))
+    @everywhere
     async def help_(interaction: discord.Interaction[Any]) -> None:
         await bot.cmd_fixed(interaction, "help")
 

@@ -519,3 +519,14 @@ async def test_only_the_asker_can_press_their_buttons(fake: FakeDiscord, catalog
         # the asker's own press still works and edits in place
         mine = await answer(fake, fake.component_interaction(math_id))
         assert mine["type"] == 7
+
+
+async def test_commands_can_be_user_installed(fake: FakeDiscord, catalog: Catalog) -> None:
+    """Every command but /reload works for a user install, in DMs and group DMs too."""
+    async with fake.running(make_bot(make_settings(), make_desk(catalog), sync=True), token=TOKEN):
+        (sync,) = fake.command_syncs
+        cmds = {c["name"]: c for c in sync.json}
+        for name in ("vram", "gpus", "card", "faq", "help"):
+            assert sorted(cmds[name]["integration_types"]) == [0, 1], name  # guild, user
+            assert sorted(cmds[name]["contexts"]) == [0, 1, 2], name  # guild, bot DM, group DM
+        assert 1 not in (cmds["reload"].get("integration_types") or [0])
