@@ -3,7 +3,7 @@
     .venv/bin/python bench/discord_load.py [--interactions 1000] [--users 200] [--rate 300]
 
 The bot runs as its own process, started the way ``vram discord`` starts it
-(``bot.discord_app.main``: settings from the environment, ``build_bot``, INFO logging); the
+(``bot.discord.app.main``: settings from the environment, ``build_bot``, INFO logging); the
 fake Discord (REST + gateway), the load driver and the clock live in this process.
 
 Latency runs from the moment the fake writes the ``INTERACTION_CREATE`` frame to the moment it
@@ -61,7 +61,7 @@ TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.GaBcDe.abcdefghijklmnopqrstuvwxyz012345"
 
 def child() -> int:
     """The bot, started like ``vram discord``."""
-    import bot.discord_app as dc
+    import bot.discord.app as dc
     from bot.settings import load_settings
 
     if os.environ.get("BENCH_GC_FREEZE"):

@@ -24,7 +24,7 @@ import yaml
 
 from engine import ask, load_catalog
 from engine.catalog import Catalog
-from engine.parse import match_models
+from engine.understand import match_models
 
 TABLE = Path(__file__).resolve().parent.parent / "tests" / "queries" / "queries.yaml"
 

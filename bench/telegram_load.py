@@ -3,7 +3,7 @@
     .venv/bin/python bench/telegram_load.py [--updates 2000] [--users 200] [--rate 300]
 
 The bot runs as its own process, started the way ``vram telegram`` starts it
-(``bot.telegram_app.main``: settings from the environment, ``build_application``, polling or
+(``bot.telegram.app.main``: settings from the environment, ``build_application``, polling or
 webhook, INFO logging), so the fake Bot API, the load driver and the clock live in this
 process and the bot has the other core to itself, as on a deployment where Telegram is remote.
 
@@ -94,7 +94,7 @@ def child() -> int:
     """The bot, started like ``vram telegram`` (``BENCH_OVERALL_RATE`` patches the limiter)."""
     from telegram.ext import AIORateLimiter
 
-    import bot.telegram_app as tg
+    import bot.telegram.app as tg
     from bot.settings import load_settings
 
     if os.environ.get("BENCH_GC_FREEZE"):

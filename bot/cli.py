@@ -12,12 +12,14 @@ import os
 import re
 import sys
 import time
-import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
+from bot.tables import human_tokens, parse_tokens, table
+
+if TYPE_CHECKING:  # the engine and the settings stack load only for the commands that need them
+    from bot.settings import Settings
     from engine import Answer, Catalog, Context
 
 log = logging.getLogger("vramchat.cli")
@@ -116,7 +118,7 @@ def _isatty(stream: object = None) -> bool:
 
 
 def t(catalog: Catalog, lang: str, key: str, **params: Any) -> str:
-    from engine.i18n import t as lookup
+    from engine import t as lookup
 
     return lookup(catalog, lang, key, **params)
 
@@ -131,7 +133,7 @@ def cache_dir(args: argparse.Namespace | None = None) -> Path | None:
 
 
 def _catalog(args: argparse.Namespace) -> Catalog:
-    from engine.catalog import load_catalog
+    from engine import load_catalog
 
     data_dir = args.data_dir or _env_data_dir()
     return load_catalog(data_dir, args.price_book, cache_dir=cache_dir(args))
@@ -156,7 +158,7 @@ def format_answer(answer: Answer, catalog: Catalog, fmt: str, explain: bool = Fa
 
 def _ask(text: str, lang: str | None, cat: Catalog, previous: Context | None = None) -> Answer:
     """One question, with the same log line the bots write (shown at VRAMCHAT_LOG_LEVEL=INFO)."""
-    from engine.answer import ask
+    from engine import ask
 
     start = time.perf_counter()
     answer = ask(text, lang, catalog=cat, previous=previous)
@@ -213,7 +215,7 @@ def _setup_readline() -> Callable[[], None]:
 
 def cmd_chat(args: argparse.Namespace) -> int:
     """Interactive session: the assistant with no platform, follow-ups included."""
-    from engine.answer import context_of
+    from engine import context_of
 
     cat = _catalog(args)
     prev: Context | None = None
@@ -240,49 +242,10 @@ def cmd_chat(args: argparse.Namespace) -> int:
         save()
 
 
-def display_width(text: str) -> int:
-    """Terminal columns: Thai vowel and tone marks (combining, category Mn) take none."""
-    return sum(0 if unicodedata.category(ch) == "Mn" else 1 for ch in text)
-
-
-def table(header: list[str], rows: list[list[str]], right: set[int]) -> str:
-    """Columns padded to their widest cell; ``right`` holds the numeric (right-aligned) ones."""
-    widths = [max(display_width(r[i]) for r in [header, *rows]) for i in range(len(header))]
-
-    def line(cells: list[str]) -> str:
-        parts = []
-        for i, (cell, width) in enumerate(zip(cells, widths, strict=True)):
-            pad = " " * (width - display_width(cell))
-            parts.append(pad + cell if i in right else cell + pad)
-        return "  ".join(parts).rstrip()
-
-    rule = ["-" * w for w in widths]
-    return "\n".join([line(header), line(rule), *(line(r) for r in rows)])
-
-
-def human_tokens(tokens: int) -> str:
-    """131072 -> 128k, 10485760 -> 10M, 163840 -> 160k: how people say context lengths."""
-    mib = 1024 * 1024
-    if tokens >= mib and tokens % (mib // 4) == 0:
-        return f"{tokens / mib:g}M"
-    if tokens >= 1024:
-        return f"{tokens / 1024:.0f}k" if tokens % 1024 == 0 else f"{tokens / 1024:.1f}k"
-    return str(tokens)
-
-
-def parse_tokens(text: str) -> int:
-    """'128k', '1M', '131072' -> tokens (for ``--min-context``)."""
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*", text)
-    if not m:
-        raise argparse.ArgumentTypeError(f"not a context length: {text!r} (try 32k, 128k, 1M)")
-    scale = {"": 1, "k": 1024, "m": 1024 * 1024}[m[2].lower()]
-    return int(float(m[1]) * scale)
-
-
 def cmd_cards(args: argparse.Namespace) -> int:
     """The fleet as an aligned table (the engine's own rows and header), filtered by VRAM."""
     cat = _catalog(args)
-    from engine.answer import ask
+    from engine import ask
 
     answer = ask("gpus", args.lang, catalog=cat)
     lang = answer.lang
@@ -346,7 +309,7 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 def cmd_check_data(args: argparse.Namespace) -> int:
     """Always the full validation with pydantic: never read from (or written to) the cache."""
-    from engine.catalog import load_catalog
+    from engine import load_catalog
 
     cat = load_catalog(args.data_dir or _env_data_dir())
     for book in cat.price_books:
@@ -358,26 +321,26 @@ def cmd_check_data(args: argparse.Namespace) -> int:
     return 0
 
 
-def _settings():  # type: ignore[no-untyped-def]
+def _settings() -> Settings:
     from bot.settings import load_settings
 
     return load_settings()
 
 
 def cmd_telegram(args: argparse.Namespace) -> int:
-    from bot.telegram_app import main
+    from bot.telegram.app import main
 
     return main(_settings())
 
 
 def cmd_discord(args: argparse.Namespace) -> int:
-    from bot.discord_app import main
+    from bot.discord.app import main
 
     return main(_settings(), sync=args.sync)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from bot.web import run
+    from bot.web.app import run
 
     settings = _settings()
     if args.host:

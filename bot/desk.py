@@ -16,26 +16,23 @@ from dataclasses import dataclass
 
 from bot import metrics
 from bot.settings import Settings
-from bot.store import MemoryStore, StateStore, context_from_json, context_to_json
+from bot.store import MemoryStore, StateStore
 from engine import (
     Answer,
     Catalog,
     CatalogError,
     Context,
+    RequestOptions,
     ask,
     context_of,
     fleet_shrink,
     load_catalog,
+    pick_lang,
 )
-from engine.i18n import pick_lang
 
 __all__ = [
     "Desk",
     "Limited",
-    "MemoryStore",
-    "StateStore",
-    "context_from_json",
-    "context_to_json",
     "desk_for",
     "error_reference",
     "settle_heap",
@@ -101,8 +98,10 @@ class Desk:
         lang: str | None = None,
         previous: Context | None = None,
         remember: bool = True,
+        options: RequestOptions | None = None,
     ) -> Answer | Limited:
-        """Answer one question; ``previous`` overrides the chat's remembered context."""
+        """Answer one question; ``previous`` overrides the chat's remembered context, and
+        ``options`` are the values the adapter holds as fields (they win over the text)."""
         rid = uuid.uuid4().hex[:8]
         if user_key is not None:
             wait = await self.store.hit(f"{platform}:{user_key}", self.rate_per_minute, 60.0)
@@ -115,7 +114,9 @@ class Desk:
         if prev is None and key is not None:
             prev = await self.store.get_context(key)
         start = time.perf_counter()
-        answer = ask(text, lang, locale=locale, catalog=self.catalog, previous=prev)
+        answer = ask(
+            text, lang, locale=locale, catalog=self.catalog, previous=prev, options=options
+        )
         elapsed = time.perf_counter() - start
         ctx = context_of(answer)
         if remember and key is not None and ctx is not None:

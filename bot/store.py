@@ -15,9 +15,7 @@ import time
 from collections import OrderedDict
 from typing import Protocol
 
-from engine import Context
-from engine.conversation import Conversations
-from engine.models import Request
+from engine import Context, Conversations, Request
 
 __all__ = ["MemoryStore", "StateStore", "context_from_json", "context_to_json"]
 

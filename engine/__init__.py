@@ -38,9 +38,7 @@ from engine.request import RequestOptions
 from engine.rounding import fmt_gb, fmt_num, fmt_usd
 from engine.suggest import (
     MAX_CHOICE_CHARS,
-    compose_question,
     is_context_value,
-    replace_model,
     search_models,
     suggest_cards,
     suggest_models,
@@ -79,7 +77,6 @@ __all__ = [
     "VramchatError",
     "ask",
     "card_info",
-    "compose_question",
     "context_of",
     "default_catalog",
     "fleet_shrink",
@@ -91,7 +88,6 @@ __all__ = [
     "parse_token_count",
     "pick_lang",
     "render_text",
-    "replace_model",
     "search_models",
     "suggest_cards",
     "suggest_models",

@@ -20,20 +20,15 @@ from engine.kinds.fleet import budget, card, cards, what_fits
 from engine.kinds.sizing import sizing
 from engine.kinds.talk import clarify, faq, faq_index, help_answer, invalid_option
 from engine.models import Lang
-from engine.refs import card_info, model_ref
 from engine.request import RequestOptions, apply_options, build_request
-from engine.text.voice import render_text
 from engine.understand import parse
 
 __all__ = [
     "Context",
     "RequestOptions",
     "ask",
-    "card_info",
     "context_of",
     "default_catalog",
-    "model_ref",
-    "render_text",
 ]
 
 _FAQ_INDEX = re.compile(r"^\s*/?(?:faq|pytania|czesto zadawane|คำถามที่พบบ่อย)\s*[?!.]*\s*$", re.I)
@@ -84,7 +79,9 @@ def context_of(answer: Answer) -> Context | None:
 def _dispatch(b: Builder) -> Answer:
     """Which kind of answer the question is, in the order that settles overlaps."""
     q = b.q
-    if q.wants_help or (not q.text and not q.has_subject):
+    # Typed options alone refine the previous answer (an alternative-card button, say).
+    refines = b.prev is not None and q.has_modifier
+    if q.wants_help or (not q.text and not q.has_subject and not refines):
         return help_answer(b)
     if q.alternatives:  # "X vs Y": each alternative answered alone, side by side
         return compare(b, _dispatch)

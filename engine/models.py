@@ -8,7 +8,6 @@ Numbers are kept exact; rounding happens only when text is rendered.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import field
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -258,26 +257,3 @@ class FaqFile(_Data):
 # The answer's types moved to engine.answer_types; adapters written against the old path
 # (``from engine.models import Pick``) keep working until they import from ``engine``. Resolved
 # on first use, not at import time, so this module does not depend on the one that uses it.
-_MOVED = frozenset(
-    {
-        "Answer",
-        "BudgetOption",
-        "Candidate",
-        "CardInfo",
-        "Fit",
-        "Kind",
-        "Limit",
-        "ModelRef",
-        "Note",
-        "Pick",
-        "Request",
-        "Section",
-        "WeightParts",
-    }
-)
-
-
-def __getattr__(name: str) -> Any:
-    if name in _MOVED:
-        return getattr(importlib.import_module("engine.answer_types"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,26 +14,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Protocol
 
 import discord
 
 from bot.desk import Limited
-from bot.render import footer as prices_footer
+from bot.render.common import footer as prices_footer
 from bot.render.short import detail_blocks, short_lines
-from engine import Answer, Catalog
-from engine.i18n import t
+from engine import Answer, Catalog, t
 
 __all__ = [
-    "AltButton",
-    "ComponentHandler",
-    "MathButton",
-    "ModelSelect",
     "escape",
     "format_details",
     "format_embed",
     "format_limited",
-    "format_view",
     "has_details",
 ]
 
@@ -212,14 +205,45 @@ def has_details(answer: Answer, catalog: Catalog) -> bool:
 
 def format_details(answer: Answer, catalog: Catalog, math: bool = False) -> discord.Embed:
     """The whole answer as one embed: headline, sections as fields, caveats, assumptions."""
-    lang = answer.lang
     budget = _Budget()
     footer = prices_footer(answer, catalog)
     if footer:
         footer = budget.take(escape(footer), FOOTER_MAX)
     title = budget.take(escape(_clip(answer.headline or answer.kind, TITLE_MAX)), TITLE_MAX)
+    loose, loose_count, titled = _split_sections(answer)
+    reserve = min(1500, 300 * len(titled) + (200 if answer.caveats else 0))
+    description = _description(answer, catalog, budget, loose, loose_count, reserve)
+    _fill(
+        budget,
+        _blocks(answer, catalog, titled, math),
+        escape(t(catalog, answer.lang, "dc.more", n=0)),
+    )
+    embed = discord.Embed(title=title, description=description or None, color=_color(answer))
+    for name, value in budget.fields:
+        embed.add_field(name=name, value=value, inline=_fits_inline(value))
+    if footer:
+        embed.set_footer(text=footer)
+    return embed
 
-    loose: list[str] = []  # untitled sections read as the description
+
+INLINE_MAX_LINES = 3
+INLINE_MAX_CHARS = 40
+
+
+def _fits_inline(value: str) -> bool:
+    """Short fields sit side by side (Discord puts up to three in a row); long ones and code
+    blocks keep the full width."""
+    lines = value.split("\n")
+    return (
+        not value.startswith("```")
+        and len(lines) <= INLINE_MAX_LINES
+        and all(_units(line) <= INLINE_MAX_CHARS for line in lines)
+    )
+
+
+def _split_sections(answer: Answer) -> tuple[list[str], int, list[tuple[str, list[str]]]]:
+    """Untitled sections (the description's lines, and how many) and titled ones (fields)."""
+    loose: list[str] = []
     loose_count = 0
     titled: list[tuple[str, list[str]]] = []
     for section in answer.sections:
@@ -231,19 +255,37 @@ def format_details(answer: Answer, catalog: Catalog, math: bool = False) -> disc
         else:
             loose.extend(lines)
             loose_count += sum(1 for line in section.lines if line.strip())
-    reserve = min(1500, 300 * len(titled) + (200 if answer.caveats else 0))
-    description = ""
-    if loose:
-        room = min(DESCRIPTION_MAX, max(64, budget.left - reserve))
-        more = t(catalog, lang, "dc.more", n=0)
-        description = budget.take(_chunks(loose, room, more)[0], room)
-        shown = description.count("\n") + 1
-        if shown < loose_count:
-            note = "\n" + escape(t(catalog, lang, "dc.more", n=loose_count - shown))
-            if _units(description + note) <= room:
-                budget.left -= _units(note)
-                description += note
+    return loose, loose_count, titled
 
+
+def _description(
+    answer: Answer,
+    catalog: Catalog,
+    budget: _Budget,
+    loose: list[str],
+    loose_count: int,
+    reserve: int,
+) -> str:
+    """As many loose lines as fit, with "and N more" when some do not."""
+    if not loose:
+        return ""
+    room = min(DESCRIPTION_MAX, max(64, budget.left - reserve))
+    more = t(catalog, answer.lang, "dc.more", n=0)
+    description = budget.take(_chunks(loose, room, more)[0], room)
+    shown = description.count("\n") + 1
+    if shown < loose_count:
+        note = "\n" + escape(t(catalog, answer.lang, "dc.more", n=loose_count - shown))
+        if _units(description + note) <= room:
+            budget.left -= _units(note)
+            description += note
+    return description
+
+
+def _blocks(
+    answer: Answer, catalog: Catalog, titled: list[tuple[str, list[str]]], math: bool
+) -> list[tuple[str, list[str], bool]]:
+    """(field name, lines, is code) for the sections, the math, caveats and assumptions."""
+    lang = answer.lang
     blocks: list[tuple[str, list[str], bool]] = [(name, lines, False) for name, lines in titled]
     if math and answer.math:
         math_lines = [_clip(line, FIELD_VALUE_MAX) for line in answer.math[:200]]
@@ -254,9 +296,11 @@ def format_details(answer: Answer, catalog: Catalog, math: bool = False) -> disc
     if answer.assumptions:
         name = escape(t(catalog, lang, "render.assumptions"))
         blocks.append((name, _bullets([n.text for n in answer.assumptions]), False))
+    return blocks
 
-    more = escape(t(catalog, lang, "dc.more", n=0))
-    full = False
+
+def _fill(budget: _Budget, blocks: list[tuple[str, list[str], bool]], more: str) -> None:
+    """Add the blocks as fields, in order, until the embed's budget is spent."""
     for name, lines, code in blocks:
         if code:
             safe = [line.replace("`", "'") for line in lines]
@@ -265,169 +309,9 @@ def format_details(answer: Answer, catalog: Catalog, math: bool = False) -> disc
             values = _chunks(lines, FIELD_VALUE_MAX, more)
         for i, value in enumerate(values):
             if not budget.add_field(name if i == 0 else BLANK, value):
-                full = True
-                break
-        if full:
-            break
-
-    embed = discord.Embed(title=title, description=description or None, color=_color(answer))
-    for name, value in budget.fields:
-        embed.add_field(name=name, value=value, inline=False)
-    if footer:
-        embed.set_footer(text=footer)
-    return embed
+                return
 
 
 def format_limited(limited: Limited, catalog: Catalog) -> str:
     """The polite refusal when a user asks faster than the per-user limit allows."""
     return escape(t(catalog, limited.lang, "render.rate_limited", seconds=limited.seconds))
-
-
-# --------------------------------------------------------------------------- components
-
-
-class ComponentHandler(Protocol):
-    """What the client must offer for the buttons and menu below to do anything."""
-
-    async def handle_component(
-        self, interaction: discord.Interaction[Any], action: str, token: str, value: str
-    ) -> None: ...
-
-
-async def _dispatch(
-    interaction: discord.Interaction[Any], action: str, token: str, value: str
-) -> None:
-    handler = getattr(interaction.client, "handle_component", None)
-    if handler is not None:
-        await handler(interaction, action, token, value)
-
-
-class MathButton(
-    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
-    template=rf"vc:math:(?P<token>{TOKEN_PATTERN})",
-):
-    """The "show the math" button: edits the answer to add the formula with this question's numbers."""
-
-    def __init__(self, token: str, label: str = ELLIPSIS) -> None:
-        button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
-            label=_clip(label, LABEL_MAX),
-            emoji="🧮",
-            style=discord.ButtonStyle.secondary,
-            custom_id=f"vc:math:{token}",
-        )
-        super().__init__(button)
-        self.token = token
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> MathButton:
-        return cls(match["token"], getattr(item, "label", None) or ELLIPSIS)
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await _dispatch(interaction, "math", self.token, "")
-
-
-class AltButton(
-    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
-    template=rf"vc:alt:(?P<token>{TOKEN_PATTERN}):(?P<index>\d)",
-):
-    """An alternative card: answers how the same request fits on that card."""
-
-    def __init__(self, token: str, index: int, label: str = ELLIPSIS) -> None:
-        button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
-            label=_clip(label, LABEL_MAX),
-            style=discord.ButtonStyle.primary,
-            custom_id=f"vc:alt:{token}:{index}",
-        )
-        super().__init__(button)
-        self.token = token
-        self.index = index
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> AltButton:
-        label = getattr(item, "label", None) or ELLIPSIS
-        return cls(match["token"], int(match["index"]), label)
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await _dispatch(interaction, "alt", self.token, str(self.index))
-
-
-class ModelSelect(
-    discord.ui.DynamicItem[discord.ui.Select[discord.ui.View]],
-    template=rf"vc:pick:(?P<token>{TOKEN_PATTERN})",
-):
-    """The model menu for an ambiguous name: picking one answers the question for it."""
-
-    def __init__(
-        self, token: str, options: list[discord.SelectOption], placeholder: str = ELLIPSIS
-    ) -> None:
-        select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
-            custom_id=f"vc:pick:{token}",
-            placeholder=_clip(placeholder, 150),
-            options=options[:25] or [discord.SelectOption(label=ELLIPSIS, value="-")],
-            min_values=1,
-            max_values=1,
-        )
-        super().__init__(select)
-        self.token = token
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> ModelSelect:
-        options = list(getattr(item, "options", []) or [])
-        return cls(match["token"], options, getattr(item, "placeholder", None) or ELLIPSIS)
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        values = self.item.values
-        await _dispatch(interaction, "pick", self.token, values[0] if values else "")
-
-
-def format_view(
-    answer: Answer, catalog: Catalog, token: str, *, math_shown: bool = False
-) -> discord.ui.View | None:
-    """Buttons for the math and up to two alternative cards, or the menu for a vague model.
-
-    ``timeout=None`` and dynamic items only: nothing per message is kept by discord.py.
-    """
-    lang = answer.lang
-    view = discord.ui.View(timeout=None)
-    if answer.kind == "clarify" and answer.candidates:
-        options = [
-            discord.SelectOption(label=_clip(c.name, OPTION_MAX), value=c.id[:OPTION_MAX])
-            for c in answer.candidates[:25]
-        ]
-        view.add_item(ModelSelect(token, options, t(catalog, lang, "dc.select.placeholder")))
-        return view
-    if not math_shown and has_details(answer, catalog):
-        key = "dc.button.details_math" if answer.math else "dc.button.details"
-        view.add_item(MathButton(token, t(catalog, lang, key)))
-    for i, alt in enumerate(answer.alternatives[:ALT_BUTTONS_MAX]):
-        if alt.precision:
-            label = t(
-                catalog,
-                lang,
-                "dc.button.alt_precision",
-                count=alt.count,
-                card=alt.card,
-                precision=alt.precision.upper(),
-            )
-        else:
-            label = t(catalog, lang, "dc.button.alt", count=alt.count, card=alt.card)
-        view.add_item(AltButton(token, i, label))
-    return view if view.children else None

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 
-from bot.render import footer
+from bot.render.common import footer
 from bot.render.short import short_lines
-from engine import Answer, Catalog
-from engine.i18n import t
+from engine import Answer, Catalog, t
 
 # Only what can format or link mid-line; "(80 GB)" stays as typed (a link needs "[..]" first,
 # and those are escaped), so a copied answer pastes cleanly into ticket systems.

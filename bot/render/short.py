@@ -12,10 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engine import Answer, Catalog
-from engine.i18n import t
-from engine.models import Note, Pick
-from engine.rounding import fmt_gb, fmt_usd
+from engine import Answer, Catalog, Note, Pick, fmt_gb, fmt_usd, t
 
 __all__ = [
     "MAX_SHORT_CHARS",

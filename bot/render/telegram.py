@@ -15,12 +15,9 @@ from typing import Literal
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.render import footer as prices_footer
+from bot.render.common import footer as prices_footer
 from bot.render.short import detail_blocks, short_lines
-from engine import Answer, Catalog
-from engine.i18n import t
-from engine.models import Pick
-from engine.rounding import fmt_usd
+from engine import Answer, Catalog, Pick, fmt_usd, t
 
 __all__ = [
     "MAX_CALLBACK_BYTES",
@@ -47,9 +44,11 @@ MAX_CANDIDATE_BUTTONS = 8
 ELLIPSIS = "…"
 WARN = "⚠️ "
 
-# m: show the math, h: hide it, a: alternative card n, c: clarify candidate n, b: back.
-Action = Literal["m", "h", "a", "c", "b"]
-_ACTIONS: frozenset[str] = frozenset({"m", "h", "a", "c", "b"})
+# m: show the math, h: hide it, a: alternative card n, c: clarify candidate n, b: back;
+# e: ask example n of /start in language <ref>, f: ask the FAQ topic <ref>.
+Action = Literal["m", "h", "a", "c", "b", "e", "f"]
+_ACTIONS: frozenset[str] = frozenset({"m", "h", "a", "c", "b", "e", "f"})
+EXAMPLES = (1, 2, 3)
 
 _Unit = tuple[str | None, str]  # (tag wrapping the unit or None, plain visible text)
 
@@ -173,15 +172,16 @@ def format_notice(text: str, *, limit: int = MAX_MESSAGE_UTF16) -> str:
 
 
 def format_help(catalog: Catalog, lang: str, bot_username: str | None) -> str:
-    """/start and /help: what I do, three examples to tap-copy, and how groups work."""
+    """/start and /help: what I do, three examples (tap one: :func:`examples_keyboard`
+    asks it), and how groups work."""
     bot = f"@{bot_username}" if bot_username else "@bot"
-    examples = [t(catalog, lang, f"tg.help.example_{n}") for n in (1, 2, 3)]
+    examples = [t(catalog, lang, f"tg.help.example_{n}") for n in EXAMPLES]
     parts = [
         f"<b>{escape(t(catalog, lang, 'tg.help.title'))}</b>",
         escape(t(catalog, lang, "tg.help.intro")),
         "",
         escape(t(catalog, lang, "tg.help.examples")),
-        *(f"• <code>{html.escape(e, quote=False)}</code>" for e in examples),
+        *(f"• {html.escape(e, quote=False)}" for e in examples),
         "",
         escape(t(catalog, lang, "tg.help.commands")),
         escape(t(catalog, lang, "tg.help.followup")),
@@ -199,6 +199,32 @@ def format_faq_topics(catalog: Catalog, lang: str) -> str:
         title = t(catalog, lang, f"faq.{topic.id}.title")
         lines.append(f"• <code>/faq {html.escape(topic.id)}</code> {escape(title)}")
     return "\n".join(lines)
+
+
+def examples_keyboard(catalog: Catalog, lang: str) -> InlineKeyboardMarkup:
+    """One button per /start example; a tap asks it (a code span would only copy it)."""
+    rows = [
+        [
+            InlineKeyboardButton(
+                shorten(t(catalog, lang, f"tg.help.example_{n}"), 60),
+                callback_data=callback_data("e", lang, n),
+            )
+        ]
+        for n in EXAMPLES
+    ]
+    return InlineKeyboardMarkup(rows)
+
+
+def faq_keyboard(catalog: Catalog, lang: str) -> InlineKeyboardMarkup | None:
+    """One button per FAQ topic (its title); a tap answers that topic."""
+    rows = []
+    for topic in catalog.faq:
+        data = f"f:{topic.id}"
+        if len(data.encode("utf-8")) > MAX_CALLBACK_BYTES or ":" in topic.id:
+            continue  # an id too long for a button stays reachable as /faq <id>
+        title = shorten(t(catalog, lang, f"faq.{topic.id}.title"), 60)
+        rows.append([InlineKeyboardButton(title, callback_data=data)])
+    return InlineKeyboardMarkup(rows) if rows else None
 
 
 # --------------------------------------------------------------------------- keyboards

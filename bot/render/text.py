@@ -5,7 +5,7 @@ Plain on purpose: no Markdown escapes, so it pastes cleanly into any ticket syst
 
 from __future__ import annotations
 
-from bot.render import footer
+from bot.render.common import footer
 from bot.render.short import detail_blocks, short_lines
 from engine import Answer, Catalog
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.desk import Desk, MemoryStore
-from bot.discord_app import VramBot, VramShardedBot, build_bot
+from bot.desk import Desk
+from bot.discord.app import VramBot, VramShardedBot, build_bot
 from bot.settings import Settings
+from bot.store import MemoryStore
 from engine import Catalog
 from tests.fakes.discord_api import FakeDiscord
 

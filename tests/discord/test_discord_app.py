@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 import unicodedata
@@ -469,3 +470,63 @@ async def test_slow_answer_is_deferred_then_edited(
         assert edit.path.endswith("/messages/@original")
         assert "A100 SXM" in embed_text(edit.json["embeds"][0])
         assert edit.json["allowed_mentions"] == {"parse": []}
+
+
+# --------------------------------------------------------------------------- typed options
+
+
+@pytest.mark.parametrize("value", ["0", "0k", "lots"])
+async def test_context_option_that_cannot_be_used_is_refused(
+    fake: FakeDiscord, catalog: Catalog, value: str
+) -> None:
+    """``context: 0`` gets a private reply naming the value, never a silent 8k sizing."""
+    async with fake.running(make_bot(make_settings(), make_desk(catalog)), token=TOKEN):
+        body = await answer(fake, vram(fake, "llama 3.1 70b int4", context=value))
+        assert body["type"] == 4 and body["data"]["flags"] & EPHEMERAL
+        assert not body["data"].get("embeds")
+        content = body["data"]["content"]
+        assert f"“{value}”" in content and "8k" in content  # the message names valid values
+        assert "8,192" not in content and "GB" not in content
+
+
+async def test_a_picked_model_keeps_the_options(fake: FakeDiscord, catalog: Catalog) -> None:
+    """The model menu re-asks with the picked model as a field, the /vram options kept."""
+    async with fake.running(make_bot(make_settings(), make_desk(catalog)), token=TOKEN):
+        shown = await answer(fake, vram(fake, "lama 3", precision="int4", context="32k"))
+        (pick,) = custom_ids(shown["data"])
+        click = fake.component_interaction(pick, component_type=3, values=["llama-3-8b"])
+        body = await answer(fake, click)
+        assert body["type"] == 7
+        desc = body["data"]["embeds"][0]["description"]
+        assert desc.startswith("Llama 3 8B · INT4 · 32k"), desc
+
+
+async def test_only_the_asker_can_press_their_buttons(fake: FakeDiscord, catalog: Catalog) -> None:
+    """Another user's press gets a private copy; the asker's message is unchanged."""
+    async with fake.running(make_bot(make_settings(), make_desk(catalog)), token=TOKEN):
+        shown = await answer(fake, vram(fake, "70b int4 128k"))
+        math_id, alt0, _ = custom_ids(shown["data"])
+        click = fake.component_interaction(math_id, user_id="999")
+        before = json.dumps(fake.messages[click["message"]["id"]], sort_keys=True)
+        body = await answer(fake, click)
+        assert body["type"] == 4 and body["data"]["flags"] & EPHEMERAL
+        assert body["data"]["embeds"][0]["title"] == shown["data"]["embeds"][0]["title"]
+        assert not body["data"].get("components")
+        other = await answer(fake, fake.component_interaction(alt0, user_id="999"))
+        assert other["data"]["flags"] & EPHEMERAL
+        assert other["data"]["embeds"][0]["title"] == shown["data"]["embeds"][0]["title"]
+        assert json.dumps(fake.messages[click["message"]["id"]], sort_keys=True) == before
+        # the asker's own press still works and edits in place
+        mine = await answer(fake, fake.component_interaction(math_id))
+        assert mine["type"] == 7
+
+
+async def test_commands_can_be_user_installed(fake: FakeDiscord, catalog: Catalog) -> None:
+    """Every command but /reload works for a user install, in DMs and group DMs too."""
+    async with fake.running(make_bot(make_settings(), make_desk(catalog), sync=True), token=TOKEN):
+        (sync,) = fake.command_syncs
+        cmds = {c["name"]: c for c in sync.json}
+        for name in ("vram", "gpus", "card", "faq", "help"):
+            assert sorted(cmds[name]["integration_types"]) == [0, 1], name  # guild, user
+            assert sorted(cmds[name]["contexts"]) == [0, 1, 2], name  # guild, bot DM, group DM
+        assert 1 not in (cmds["reload"].get("integration_types") or [0])

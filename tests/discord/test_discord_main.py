@@ -16,7 +16,7 @@ import aiohttp
 import pytest
 from dc_support import TOKEN, answer, embed_text, make_settings
 
-from bot.discord_app import main, shard_plan
+from bot.discord.app import main, shard_plan
 from bot.render.discord import escape
 from bot.settings import SettingsError
 from engine import Catalog

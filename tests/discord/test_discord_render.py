@@ -14,8 +14,8 @@ from bot.render.discord import (
     format_details,
     format_embed,
     format_limited,
-    format_view,
 )
+from bot.render.discord_components import format_view
 from engine import Answer, Catalog, ask
 from engine.answer_types import Candidate, Note, Pick, Section
 from engine.i18n import t

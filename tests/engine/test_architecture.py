@@ -81,13 +81,25 @@ def test_no_module_is_too_big() -> None:
     assert not big, big
 
 
-def test_every_engine_name_the_adapters_use_is_public() -> None:
-    """bot/ may still import from engine submodules; each name it takes is also in ``engine``,
-    so switching an adapter to ``from engine import ...`` changes nothing else."""
+def test_bot_imports_only_the_engines_public_names() -> None:
+    """Every bot/ module, at any depth in the file, imports the engine only as
+    ``from engine import <name in engine.__all__>``: no ``from engine.x import``, no
+    ``import engine.x``, so the engine can move its insides without touching an adapter."""
     used: set[str] = set()
+    deep: list[str] = []
     for path in sorted((ENGINE.parent / "bot").rglob("*.py")):
+        rel = path.relative_to(ENGINE.parent)
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("engine"):
-                used.update(a.name for a in node.names)
+            if isinstance(node, ast.ImportFrom) and node.level == 0:
+                module = node.module or ""
+                if module == "engine":
+                    used.update(a.name for a in node.names)
+                elif module.startswith("engine."):
+                    deep.append(f"{rel}:{node.lineno} from {module}")
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name == "engine" or alias.name.startswith("engine."):
+                        deep.append(f"{rel}:{node.lineno} import {alias.name}")
     assert used, "bot/ imports nothing from the engine?"
+    assert not deep, deep
     assert used <= set(engine.__all__), sorted(used - set(engine.__all__))

@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 import yaml
 
-from engine import Catalog, CatalogError, ask, load_catalog
-from engine.answer import model_ref
+from engine import Catalog, CatalogError, ModelRef, ask, load_catalog
 from engine.catalog import DEFAULT_DATA_DIR
-from engine.models import AttentionShape, ModelRef, ModelSpec
+from engine.models import AttentionShape, ModelSpec
 from engine.native import embeddings_b, experts_b
 from engine.recommend import Workload, set_allowed, set_headroom_gb
+from engine.refs import model_ref
 from engine.sizing import GB, kv_bytes_per_token, kv_cache_gb, recurrent_state_bytes
 
 MXFP4 = 4.25 / 8  # bytes per weight: E2M1 + one E8M0 scale per 32

@@ -110,7 +110,7 @@ def test_no_model_and_no_size_is_not_a_clarify(cat: Catalog, text: str) -> None:
 
 
 def test_match_models_api(cat: Catalog) -> None:
-    """bot/web.py reads these scores: a good hit is >= 70, a wrong size falls below it."""
+    """bot/web/app.py reads these scores: a good hit is >= 70, a wrong size falls below it."""
     hits = match_models(cat, "llama 3.1", 70)
     assert hits[0].model.id == "llama-3.1-70b" and hits[0].score >= 90
     assert all(h.score < 70 for h in hits if not size_matches(h.model, 70))

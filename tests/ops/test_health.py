@@ -19,7 +19,7 @@ from pathlib import Path
 from bot.desk import Desk
 from bot.health import MAX_AGE_S, Heartbeat, check
 from bot.settings import Settings
-from bot.web import serve
+from bot.web.app import serve
 from engine import load_catalog
 from tests.fakes.discord_api import FakeDiscord
 from tests.fakes.telegram_api import FakeTelegram, free_port

@@ -16,7 +16,7 @@ from pydantic import SecretStr
 from bot.desk import Desk
 from bot.logs import REQUEST_ID, RedactingFilter, redact, setup_logging
 from bot.settings import Settings
-from bot.web import create_app
+from bot.web.app import create_app
 from engine import load_catalog
 
 TELEGRAM = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1"

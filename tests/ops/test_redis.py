@@ -21,9 +21,10 @@ import pytest
 import redis.asyncio as aioredis
 from pydantic import SecretStr
 
-from bot.desk import Desk, Limited, MemoryStore
+from bot.desk import Desk, Limited
 from bot.settings import Settings
 from bot.state_redis import PREFIX, RedisStore, make_store
+from bot.store import MemoryStore
 from engine import Answer, Context, load_catalog
 from engine.answer_types import Request
 
@@ -342,11 +343,12 @@ async def test_a_button_memo_written_by_one_replica_works_on_another(
     stores: tuple[RedisStore, RedisStore],
 ):
     """The Telegram button state: replica A sent the answer, replica B gets the press."""
-    from bot.telegram_app import Shown, ShownAnswers
+    from bot.memo import ButtonMemo as Shown
+    from bot.memo import Memos
     from engine import ask, context_of
 
     catalog = load_catalog()
-    a, b = ShownAnswers(store=stores[0]), ShownAnswers(store=stores[1])
+    a, b = Memos("telegram", store=stores[0]), Memos("telegram", store=stores[1])
     original = ask("70b int4 128k", "en", catalog=catalog)
     alt = ask("on 2x H100 SXM", "en", catalog=catalog, previous=context_of(original))
     ref = a.add(Shown("70b int4 128k", "en", None, original, alt, math=True))

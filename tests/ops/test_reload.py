@@ -22,7 +22,7 @@ from pydantic import SecretStr
 
 from bot.desk import Desk
 from bot.settings import Settings
-from bot.web import create_app, install_sighup
+from bot.web.app import create_app, install_sighup
 from engine import Answer, load_catalog
 from engine.catalog import DEFAULT_DATA_DIR
 
@@ -208,11 +208,11 @@ def serve_env(data: Path, port: int) -> dict[str, str]:
     return env
 
 
-RUN = "import sys; from bot.settings import load_settings; from bot.web import run; sys.exit(run(load_settings()))"
+RUN = "import sys; from bot.settings import load_settings; from bot.web.app import run; sys.exit(run(load_settings()))"
 
 
 def test_run_reloads_on_sighup_and_stops_on_sigterm(data_dir: Path, tmp_path: Path):
-    """``bot.web.run`` as `vram serve` runs it: SIGHUP reloads, a broken file is refused."""
+    """``bot.web.app.run`` as `vram serve` runs it: SIGHUP reloads, a broken file is refused."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-c", RUN],

@@ -8,7 +8,8 @@ import pytest
 
 from bot.render import footer, quotes_price
 from bot.render.discord import escape as dc_escape
-from bot.render.discord import format_details, format_embed, format_view
+from bot.render.discord import format_details, format_embed
+from bot.render.discord_components import format_view
 from bot.render.short import MAX_SHORT_CHARS, MAX_SHORT_LINES, units
 from bot.render.telegram import format_html
 from engine import Answer, Catalog, ask, load_catalog

@@ -8,9 +8,9 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from bot.desk import Desk
-from bot.discord_app import VramBot, VramShardedBot, build_bot
+from bot.discord.app import VramBot, VramShardedBot, build_bot
 from bot.settings import Settings
-from bot.telegram_app import ALLOWED_UPDATES, TgApp, build_application
+from bot.telegram.app import ALLOWED_UPDATES, TgApp, build_application
 from tests.fakes.discord_api import FakeDiscord
 from tests.fakes.telegram_api import FakeTelegram, parse_telegram_html, utf16_len
 

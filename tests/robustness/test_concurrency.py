@@ -12,7 +12,8 @@ import random
 
 import pytest
 
-from bot.desk import Desk, MemoryStore
+from bot.desk import Desk
+from bot.store import MemoryStore
 from engine import Answer, Catalog, Context, context_of, load_catalog
 
 SIZES = [1 + i for i in range(200)]  # user i asks about a (1 + i)B model: all different

@@ -24,7 +24,7 @@ from pydantic import SecretStr
 
 from bot.desk import Desk
 from bot.settings import Settings
-from bot.web import create_app, reload_logged
+from bot.web.app import create_app, reload_logged
 from engine import CatalogError, load_catalog
 from engine.catalog import DEFAULT_DATA_DIR
 

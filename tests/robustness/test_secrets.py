@@ -18,8 +18,8 @@ from pydantic import SecretStr
 from bot.desk import Desk
 from bot.logs import setup_logging
 from bot.settings import Settings
-from bot.telegram_app import ALLOWED_UPDATES, build_application
-from bot.web import DESK, create_app
+from bot.telegram.app import ALLOWED_UPDATES, build_application
+from bot.web.app import DESK, create_app
 from engine import Catalog, load_catalog
 from tests.fakes.telegram_api import free_port, post_webhook
 from tests.robustness.support import (

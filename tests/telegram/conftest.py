@@ -10,7 +10,7 @@ import pytest
 from tg_support import Bot, FakeTelegram, make_settings, valid_token
 
 from bot.desk import Desk
-from bot.telegram_app import Poller, build_application, handled_updates
+from bot.telegram.app import Poller, build_application, handled_updates
 from engine import Catalog, load_catalog
 
 

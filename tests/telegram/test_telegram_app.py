@@ -15,8 +15,8 @@ import pytest
 from tg_support import Bot, JsonDict, visible
 
 from bot.render.telegram import MAX_MESSAGE_UTF16, format_html, parse_callback, utf16_len
-from bot.telegram_app import message_key, set_commands
-from engine import Answer, ask, context_of
+from bot.telegram.app import message_key, set_commands
+from engine import Answer, RequestOptions, ask, context_of
 from engine.answer_types import Section
 from engine.i18n import t
 from engine.rounding import fmt_gb, fmt_usd
@@ -189,6 +189,46 @@ async def test_clarify_buttons_reask_with_the_candidate(bot: Bot) -> None:
     resolved = ask("Llama 3.1 8B llam int4 128k", "en", catalog=bot.catalog)
     same_visible(bot.fake.edits[-1], resolved, bot)
     assert buttons(stored(bot, reply))[0][1].startswith("m:")
+
+
+async def test_clarify_candidate_answers_it_instead_of_asking_again(bot: Bot) -> None:
+    """After "lama 3 int4", the "Llama 3 8B" button sizes Llama 3 8B in INT4 (it once re-sent
+    "Llama 3 8B lama 3 int4" as text and got the same "which model?" again)."""
+    reply = await bot.say("lama 3 int4")
+    assert ask("lama 3 int4", "en", catalog=bot.catalog).kind == "clarify"
+    labels = [label for label, _ in buttons(reply)]
+    await bot.press(data_for(reply, "c", labels.index("Llama 3 8B")), reply)
+    edit = bot.fake.edits[-1]
+    expected = ask(
+        "lama 3 int4", "en", catalog=bot.catalog, options=RequestOptions(model_id="llama-3-8b")
+    )
+    assert expected.kind == "sizing" and expected.request is not None
+    assert (expected.request.model.id, expected.request.precision) == ("llama-3-8b", "int4")  # type: ignore[union-attr]
+    same_visible(edit, expected, bot)
+    assert "Llama 3 8B · INT4" in visible(edit)
+    assert not any(d.startswith("c:") for _, d in buttons(stored(bot, reply)))
+    # the message now follows up on Llama 3 8B: a reply refines it
+    refined = await bot.say("and 32k?", reply_to_message=stored(bot, reply))
+    assert "Llama 3 8B · INT4 · 32k" in visible(refined)
+
+
+async def test_start_examples_and_faq_topics_are_tappable(bot: Bot) -> None:
+    welcome = await bot.say("/start")
+    example = t(bot.catalog, "en", "tg.help.example_1")
+    assert "<code>" not in welcome["text"]
+    tap = next(d for label, d in buttons(welcome) if label == example)
+    await bot.press(tap, welcome, edits_message=False)
+    await bot.fake.wait_for(lambda: len(bot.fake.sent_messages) == 2)
+    same_visible(bot.fake.sent_messages[-1], ask(example, "en", catalog=bot.catalog), bot)
+    topics = await bot.say("/faq")
+    title = t(bot.catalog, "en", "faq.kv_cache.title")
+    await bot.press(
+        next(d for label, d in buttons(topics) if label == title), topics, edits_message=False
+    )
+    await bot.fake.wait_for(lambda: len(bot.fake.sent_messages) == 4)
+    faq = ask("faq kv_cache", "en", catalog=bot.catalog)
+    assert faq.kind == "faq"
+    same_visible(bot.fake.sent_messages[-1], faq, bot)
 
 
 # --------------------------------------------------------------------------- follow-ups

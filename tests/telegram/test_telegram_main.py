@@ -23,12 +23,12 @@ from tg_support import FakeTelegram, free_port, post_webhook, valid_token, visib
 
 from bot.render.telegram import format_html
 from bot.settings import Settings
-from bot.telegram_app import main
+from bot.telegram.app import main
 from engine import Catalog, ask
 
 ROOT = Path(__file__).resolve().parents[2]
 LAUNCH = (
-    "import sys; from bot.settings import load_settings; from bot.telegram_app import main; "
+    "import sys; from bot.settings import load_settings; from bot.telegram.app import main; "
     "sys.exit(main(load_settings()))"
 )
 

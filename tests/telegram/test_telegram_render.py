@@ -19,7 +19,7 @@ from bot.render.telegram import (
     parse_callback,
     utf16_len,
 )
-from bot.telegram_app import COMMANDS, file_url_for
+from bot.telegram.app import COMMANDS, file_url_for
 from engine import Answer, Catalog, ask
 from engine.answer_types import Candidate, Note, Pick, Section
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from bot.desk import Desk
 from bot.settings import Settings
-from bot.telegram_app import TgApp
+from bot.telegram.app import TgApp
 from engine import Catalog
 
 try:  # tests/ is on sys.path in pytest's default (prepend) import mode
@@ -82,8 +82,11 @@ class Bot:
         await self.fake.wait_for(lambda: len(self.sent_to(chat_id)) > before, timeout)
         return self.sent_to(chat_id)[before]
 
-    async def press(self, data: str, message: JsonDict, **kw: Any) -> JsonDict:
-        """Press an inline button; wait for its answerCallbackQuery and return it."""
+    async def press(
+        self, data: str, message: JsonDict, *, edits_message: bool = True, **kw: Any
+    ) -> JsonDict:
+        """Press an inline button; wait for its answerCallbackQuery and return it.
+        ``edits_message=False`` for buttons that ask a new question (a tapped example)."""
         answers = len(self.fake.callback_answers)
         edits = len(self.fake.edits)
         update = self.fake.callback_update(data, message, **kw)
@@ -93,7 +96,7 @@ class Bot:
             lambda: any(a["callback_query_id"] == query_id for a in self.fake.callback_answers)
         )
         answer = self.fake.callback_answers[answers]
-        if "text" not in answer:  # an edit follows a silent answer
+        if "text" not in answer and edits_message:  # an edit follows a silent answer
             await self.fake.wait_for(lambda: len(self.fake.edits) > edits)
         return answer
 

@@ -14,7 +14,7 @@ from pydantic import SecretStr
 from bot.desk import Desk
 from bot.render import format_markdown, format_text
 from bot.settings import Settings
-from bot.web import DESK, MAX_QUERY_CHARS, create_app
+from bot.web.app import DESK, MAX_QUERY_CHARS, create_app
 from engine import Catalog, ask, load_catalog
 
 TOKEN = "staff-desk-token-0123456789"

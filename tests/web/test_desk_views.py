@@ -13,7 +13,7 @@ from bot.desk import Desk
 from bot.render.discord import format_embed
 from bot.render.telegram import format_html
 from bot.settings import Settings
-from bot.web import create_app
+from bot.web.app import create_app
 from engine import Catalog, ask, context_of, load_catalog
 
 

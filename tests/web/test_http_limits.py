@@ -27,7 +27,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "limits-token-0123456789abcdef"
 RUN = (
-    "import sys; from bot.settings import load_settings; from bot.web import run; "
+    "import sys; from bot.settings import load_settings; from bot.web.app import run; "
     "sys.exit(run(load_settings()))"
 )
 IDLE_S = 2.0
@@ -261,7 +261,7 @@ def test_idle_sockets_past_the_file_limit_neither_block_the_desk_nor_flood_the_l
 def test_systemd_units_leave_room_for_the_connection_cap() -> None:
     """Under the default 1,024 files the cap would shrink to a few hundred connections."""
     from bot.settings import Settings
-    from bot.web import FD_RESERVE
+    from bot.web.app import FD_RESERVE
 
     wanted = Settings(_env_file=None).vramchat_http_max_connections + FD_RESERVE
     units = sorted((ROOT / "deploy" / "systemd").glob("*.service"))

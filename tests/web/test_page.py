@@ -18,7 +18,7 @@ from pydantic import SecretStr
 from bot.desk import Desk
 from bot.render import format_markdown, format_text
 from bot.settings import Settings
-from bot.web import create_app
+from bot.web.app import create_app
 from engine import Catalog, ask, load_catalog
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -302,9 +302,9 @@ async def test_clarify_candidates_are_buttons(browser: Browser, catalog: Catalog
 async def test_previews_show_the_real_telegram_and_discord_forms(
     browser: Browser, catalog: Catalog
 ):
-    from bot.desk_views import telegram_visible
     from bot.render.discord import format_embed
     from bot.render.telegram import format_html
+    from bot.web.views import telegram_visible
 
     server = await start(catalog)
     try:

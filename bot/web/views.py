@@ -1,6 +1,6 @@
 """Extra views for the staff desk: the chat previews and the memory-against-context chart.
 
-Kept apart from :mod:`bot.web` (the server) so the page can grow without touching it:
+Kept apart from :mod:`bot.web.app` (the server) so the page can grow without touching it:
 ``register(app)`` adds two read-only routes under ``/v1/`` (the same token rule applies):
 
     GET /v1/preview ?q=&lang=   the Telegram and Discord short forms, rendered by the real
@@ -24,9 +24,8 @@ from aiohttp import web
 from bot.desk import Desk
 from bot.render.discord import format_details, format_embed
 from bot.render.telegram import format_html
-from engine import Answer, Catalog, ask, context_of
-from engine.models import LANGS, Pick
-from engine.parse import MAX_QUERY_CHARS
+from bot.web.server import DESK
+from engine import LANGS, MAX_QUERY_CHARS, Answer, Catalog, Pick, RequestOptions, ask, context_of
 
 __all__ = ["chart_points", "register", "telegram_visible"]
 
@@ -46,7 +45,8 @@ def telegram_visible(html_text: str) -> tuple[str, str]:
 
 
 def _lengths(limit: int) -> list[int]:
-    out, n = [], CHART_MIN_TOKENS
+    out: list[int] = []
+    n = CHART_MIN_TOKENS
     while n < limit and len(out) < CHART_POINTS_MAX - 1:
         out.append(n)
         n *= 2
@@ -69,12 +69,13 @@ def chart_points(answer: Answer, cat: Catalog) -> dict[str, Any]:
     limit = req.model.max_context_tokens or CHART_DEFAULT_MAX
     points = []
     for tokens in _lengths(limit):
-        point = ask(f"and {tokens} context?", answer.lang, catalog=cat, previous=prev)
+        at = RequestOptions(context_tokens=tokens)  # the same request at that length
+        point = ask("", answer.lang, catalog=cat, previous=prev, options=at)
         total = (point.memory_gb or {}).get("total")
         if point.request is None or total is None or point.request.context_tokens != tokens:
             continue
         points.append({"tokens": tokens, "gb": total})
-    lines = []
+    lines: list[dict[str, Any]] = []
     rec = answer.recommendation
     if rec is None and answer.fit is not None and answer.fit.vram_gb is not None:
         lines.append({"label": f"{answer.fit.count}× {answer.fit.card}", "gb": answer.fit.vram_gb})
@@ -153,8 +154,6 @@ async def chart_handler(request: web.Request) -> web.Response:
 
 
 def _desk_key(app: web.Application) -> Any:
-    from bot.web import DESK
-
     return DESK
 
 

@@ -11,7 +11,7 @@ Routes::
     GET  /v1/cards          JSON list of card objects (as in the Answer's ``cards``)
     GET  /v1/models         ?search=  JSON list of models
     POST /v1/reload         reload data files (needs the API token; 403 when none is set)
-    GET  /v1/preview        ?q=&lang=  the Telegram and Discord forms (see bot.desk_views)
+    GET  /v1/preview        ?q=&lang=  the Telegram and Discord forms (see bot.web.views)
     GET  /v1/chart          ?q=&lang=  memory against context, with card capacities
     GET  /healthz           {"status": "ok", "prices_as_of": ...}
     GET  /metrics           Prometheus exposition
@@ -27,65 +27,61 @@ import asyncio
 import functools
 import hmac
 import logging
-import math
 import re
-import resource
 import signal
-import time
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
-from aiohttp.http_exceptions import HttpProcessingError, LineTooLong
-from aiohttp.web_protocol import RequestHandler
-from aiohttp.web_request import BaseRequest
 
 from bot import metrics
-from bot.desk import Desk, Limited, desk_for
-from bot.logs import REQUEST_ID, setup_logging
-from bot.render import footer as prices_footer
+from bot.desk import Desk, Limited
+from bot.lifecycle import Signals, boot, close_store, reload_off_loop
+from bot.logs import REQUEST_ID
+from bot.render.common import footer as prices_footer
 from bot.render.markdown import format_markdown
 from bot.render.text import format_text
 from bot.settings import Settings
-from engine import Answer, CatalogError, load_catalog
-from engine.answer import card_info
-from engine.i18n import t
-from engine.models import LANGS, ModelSpec
-from engine.parse import MAX_QUERY_CHARS
-from engine.suggest import search_models
+from bot.web.server import (
+    DESK,
+    FD_RESERVE,
+    HANDLER_ARGS,
+    SECURITY_HEADERS,
+    TOKEN,
+    DeskSite,
+    error_response,
+    http_code,
+)
+from bot.web.views import register as register_desk_views  # previews and the chart
+from engine import (
+    LANGS,
+    MAX_QUERY_CHARS,
+    Answer,
+    ModelSpec,
+    card_info,
+    search_models,
+    t,
+)
 
-__all__ = ["MAX_QUERY_CHARS", "create_app", "install_sighup", "reload_logged", "run", "serve"]
+__all__ = [
+    "FD_RESERVE",
+    "MAX_QUERY_CHARS",
+    "create_app",
+    "install_sighup",
+    "reload_logged",
+    "run",
+    "serve",
+]
 
 log = logging.getLogger("vramchat.web")
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
-# aiohttp refuses request lines over 8190 bytes with its own plain-text 400; a 4096-char
-# Thai question percent-encodes to ~37 KB, so allow far more and refuse it ourselves.
-MAX_LINE_BYTES = 65536
-HANDLER_ARGS: dict[str, Any] = {"max_line_size": MAX_LINE_BYTES, "max_field_size": MAX_LINE_BYTES}
-BACKLOG = 128
-# Descriptors kept free under a connection flood: asyncio accepts up to BACKLOG sockets in one
-# go before any is admitted, and an evicted one is closed an event-loop turn later, so two
-# batches can be in flight; 64 more for logs, data files and Redis.
-FD_RESERVE = 2 * BACKLOG + 64
 METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 FORMATS = ("json", "markdown", "text", "desk")
 _RID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 
-DESK: web.AppKey[Desk] = web.AppKey("desk", Desk)
-TOKEN: web.AppKey[bytes | None] = web.AppKey("token", bytes)
-
-_SECURITY_HEADERS = {
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "X-Frame-Options": "DENY",
-    "Content-Security-Policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-        "img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-    ),
-}
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -98,11 +94,6 @@ class ApiError(Exception):
         self.status = status
         self.code = code
         self.message = message
-
-
-def error_response(status: int, code: str, message: str, **extra: Any) -> web.Response:
-    body: dict[str, Any] = {"error": {"code": code, "message": message, **extra}}
-    return web.json_response(body, status=status)
 
 
 # --------------------------------------------------------------------------- middlewares
@@ -122,7 +113,7 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
         except web.HTTPException as exc:
             if exc.status < 400:
                 raise
-            response = error_response(exc.status, _http_code(exc.status), exc.reason)
+            response = error_response(exc.status, http_code(exc.status), exc.reason)
             for name in ("Allow", "WWW-Authenticate", "Retry-After"):
                 if name in exc.headers:
                     response.headers[name] = exc.headers[name]
@@ -136,24 +127,13 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
                 reference=rid,
             )
         response.headers["X-Request-ID"] = rid
-        for name, value in _SECURITY_HEADERS.items():
+        for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
         if request.path.startswith("/v1/"):
             response.headers.setdefault("Cache-Control", "no-store")
         return response
     finally:
         REQUEST_ID.reset(token)
-
-
-def _http_code(status: int) -> str:
-    return {
-        400: "bad_request",
-        401: "unauthorized",
-        403: "forbidden",
-        404: "not_found",
-        405: "method_not_allowed",
-        413: "too_large",
-    }.get(status, f"http_{status}")
 
 
 @web.middleware
@@ -199,7 +179,7 @@ async def index(request: web.Request) -> web.FileResponse:
 
 
 async def static_handler(request: web.Request) -> web.FileResponse:
-    """Only the files shipped in ``bot/static``: no directory walking, a JSON 404 otherwise."""
+    """Only the files shipped in ``bot/web/static``: no directory walking, a JSON 404 otherwise."""
     name = request.match_info["name"]
     if name not in _static_files():
         raise ApiError(404, "not_found", "No such file.")
@@ -305,7 +285,7 @@ async def reload_handler(request: web.Request) -> web.Response:
             403, "forbidden", "Reload over HTTP needs VRAMCHAT_API_TOKEN; send SIGHUP instead."
         )
     desk = request.app[DESK]
-    problem = await asyncio.get_running_loop().run_in_executor(None, desk.reload)
+    problem = await reload_off_loop(desk)
     if problem is not None:
         raise ApiError(
             409, "reload_refused", f"Data not reloaded, the old data keeps serving: {problem}"
@@ -346,196 +326,22 @@ def create_app(desk: Desk, settings: Settings) -> web.Application:
     app.router.add_post("/v1/reload", reload_handler)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_handler)
-    from bot.desk_views import register as register_desk_views  # previews and the chart
 
     register_desk_views(app)
     return app
 
 
-class _ConnectionCap:
-    """At most ``limit`` open connections; past it the oldest idle one is closed.
-
-    An idle keep-alive or never-speaking socket is cheap for a client to hold and costs us a
-    file descriptor; running out of those stops every accept (and asyncio logs each failed
-    attempt). Closing the oldest idle connection first keeps the desk reachable for someone
-    with a real request, the way web servers reuse keep-alive slots; only when every slot is
-    busy with a request is the newcomer turned away.
-    """
-
-    def __init__(self, limit: int, idle_timeout_s: float) -> None:
-        self.limit = limit
-        self.idle_timeout_s = idle_timeout_s
-        self.open: dict[_DeskHandler, None] = {}  # insertion order: oldest first
-        self.closed = 0
-        self._warned = -math.inf
-
-    def admit(self, handler: _DeskHandler) -> None:
-        self.open[handler] = None
-        if len(self.open) <= self.limit:
-            return
-        victim = next((h for h in self.open if h is not handler and h.idle()), handler)
-        self.open.pop(victim, None)
-        self.closed += 1
-        now = time.monotonic()
-        if now - self._warned > 60:  # once a minute, not once per connection
-            self._warned = now
-            log.warning(
-                "connection cap of %d reached: closing idle connections (%d closed so far)",
-                self.limit,
-                self.closed,
-            )
-        victim.force_close()
-
-    def release(self, handler: _DeskHandler) -> None:
-        self.open.pop(handler, None)
-
-
-class _DeskHandler(RequestHandler):
-    """aiohttp's connection handler with JSON for its own errors and a place under the cap.
-
-    aiohttp answers a malformed request (bad request line, oversized header) itself, before
-    any middleware runs, with a plain-text body; the API promises JSON for every error.
-    """
-
-    __slots__ = ("_cap",)
-
-    def __init__(
-        self, manager: web.Server, cap: _ConnectionCap, *, loop: asyncio.AbstractEventLoop
-    ) -> None:
-        super().__init__(manager, loop=loop, **HANDLER_ARGS, keepalive_timeout=cap.idle_timeout_s)
-        self._cap = cap
-
-    def idle(self) -> bool:
-        """Waiting for a request (none in progress): safe to close without losing an answer."""
-        waiter = self._waiter
-        return waiter is not None and not waiter.done() and not self._request_in_progress
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        super().connection_made(transport)
-        self._cap.admit(self)
-
-    def connection_lost(self, exc: BaseException | None) -> None:
-        self._cap.release(self)
-        super().connection_lost(exc)
-
-    def handle_error(
-        self,
-        request: BaseRequest,
-        status: int = 500,
-        exc: BaseException | None = None,
-        message: str | None = None,
-    ) -> web.StreamResponse:
-        if request.writer.output_size > 0:
-            raise ConnectionError("response already started, cannot send the error")
-        if status >= 500:
-            rid = uuid.uuid4().hex[:12]
-            metrics.ERRORS.labels("web").inc()
-            log.error("HTTP error %d from the server (ref %s)", status, rid, exc_info=exc)
-            response = error_response(
-                status,
-                "internal" if status == 500 else _http_code(status),
-                f"Something went wrong on our side. Quote reference {rid} to the developers.",
-                reference=rid,
-            )
-        else:
-            status, text = _low_level_error(status, exc)
-            log.info("refused a malformed HTTP request from %s: %s", request.remote, text)
-            response = error_response(status, _http_code(status), text)
-        for name, value in _SECURITY_HEADERS.items():
-            response.headers[name] = value
-        response.force_close()
-        return response
-
-
-def _low_level_error(status: int, exc: BaseException | None) -> tuple[int, str]:
-    """Status and a short message for a request aiohttp could not parse (no request echo)."""
-    if isinstance(exc, LineTooLong):
-        # the parser hands over the start of what was too long: a target begins with "/"
-        start = exc.args[0] if exc.args else b""
-        start = start.encode("latin-1", "replace") if isinstance(start, str) else start
-        if isinstance(start, bytes | bytearray) and bytes(start[:4]).startswith(
-            (b"/", b"http", b"*")
-        ):
-            return 414, f"The request line is longer than {MAX_LINE_BYTES:,} bytes."
-        return 431, f"A request header is longer than {MAX_LINE_BYTES:,} bytes."
-    if isinstance(exc, HttpProcessingError):
-        kind = type(exc).__name__
-        return status, f"Malformed HTTP request ({kind})."
-    return status, "Malformed HTTP request."
-
-
-def connection_limit(requested: int) -> int:
-    """The configured cap, lowered to fit the process's open-file limit with a reserve."""
-    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft == resource.RLIM_INFINITY:
-        return requested
-    return max(16, min(requested, soft - FD_RESERVE))
-
-
-class DeskSite(web.BaseSite):
-    """A TCP listener whose connections get :class:`_DeskHandler`: JSON errors and the cap."""
-
-    __slots__ = ("_host", "_port", "cap")
-
-    def __init__(
-        self,
-        runner: web.BaseRunner,
-        host: str,
-        port: int,
-        *,
-        max_connections: int,
-        idle_timeout_s: float,
-    ) -> None:
-        super().__init__(runner, backlog=BACKLOG)
-        self._host = host
-        self._port = port
-        self.cap = _ConnectionCap(connection_limit(max_connections), idle_timeout_s)
-
-    @property
-    def name(self) -> str:
-        return f"http://{self._host}:{self._port}"
-
-    async def start(self) -> None:
-        await super().start()
-        loop = asyncio.get_running_loop()
-        manager = self._runner.server
-        assert manager is not None
-        cap = self.cap
-        self._server = await loop.create_server(
-            lambda: _DeskHandler(manager, cap, loop=loop),
-            self._host,
-            self._port,
-            backlog=self._backlog,
-            reuse_address=True,
-        )
-
-
 def install_sighup(desk: Desk) -> Callable[[], None]:
     """Reload data on SIGHUP (``systemctl reload``); returns a function that uninstalls it."""
-    loop = asyncio.get_running_loop()
-    pending: set[asyncio.Task[str | None]] = set()
-
-    def on_hup() -> None:
-        task = loop.create_task(reload_logged(desk))
-        pending.add(task)
-        task.add_done_callback(pending.discard)
-
-    loop.add_signal_handler(signal.SIGHUP, on_hup)
-
-    def uninstall() -> None:
-        loop.remove_signal_handler(signal.SIGHUP)
-
-    return uninstall
+    signals = Signals(desk)
+    signals.install()
+    return signals.remove
 
 
 async def reload_logged(desk: Desk) -> str | None:
     """The SIGHUP action: reload off the event loop; a failure is logged, never raised."""
     log.info("SIGHUP: reloading data")
-    try:
-        return await asyncio.get_running_loop().run_in_executor(None, desk.reload)
-    except Exception:
-        log.exception("data reload failed, the old data keeps serving")
-        return "unexpected error (see the log)"
+    return await reload_off_loop(desk)
 
 
 async def serve(desk: Desk, settings: Settings, stop: asyncio.Event | None = None) -> None:
@@ -576,20 +382,14 @@ async def serve(desk: Desk, settings: Settings, stop: asyncio.Event | None = Non
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
         await runner.cleanup()
-        close = getattr(desk.store, "aclose", None)
-        if close is not None:
-            await close()
+        await close_store(desk)
 
 
 def run(settings: Settings) -> int:
     """``vram serve``: load data, build the desk, serve; returns the process exit code."""
-    setup_logging(settings)
-    try:
-        catalog = load_catalog(settings.vramchat_data_dir, settings.vramchat_price_book)
-    except CatalogError as exc:
-        log.error("cannot start, data refused: %s", exc)
-        return 2
-    desk = desk_for(settings, catalog)
+    desk = boot(settings, "vram serve")
+    if isinstance(desk, int):
+        return desk
     try:
         asyncio.run(serve(desk, settings))
     except OSError as exc:

@@ -1,0 +1,1 @@
+"""Discord: the discord.py adapter (``vram discord``)."""

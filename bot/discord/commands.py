@@ -1,0 +1,183 @@
+"""The slash commands, registered in one place, and their pl/th texts.
+
+Names, descriptions and choices are message keys (``data/messages/discord.*.yaml``), so
+they localize through :class:`VramTranslator`; the handlers they call are on the bot
+(:class:`bot.discord.handlers.VramMixin`), reached through :class:`CommandHost`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import discord
+from discord import app_commands
+from discord.app_commands import TranslationContextLocation
+
+from bot.desk import Desk
+from engine import MAX_CHOICE_CHARS, Catalog, pick_lang, t
+
+__all__ = ["CONTEXT_HINTS", "PRECISIONS", "CommandHost", "VramTranslator", "register_commands"]
+
+PRECISIONS = ("bf16", "fp16", "fp8", "int8", "int4", "q4_k_m", "q8_0")
+CONTEXT_HINTS = ("4k", "8k", "16k", "32k", "64k", "128k", "256k", "1M")
+MAX_BATCH = 100_000
+CHOICES_MAX = 25
+
+
+class CommandHost(Protocol):
+    """What the commands need from the bot they are registered on."""
+
+    desk: Desk
+
+    @property
+    def tree(self) -> app_commands.CommandTree[Any]: ...
+
+    async def cmd_vram(
+        self,
+        interaction: discord.Interaction[Any],
+        query: str,
+        precision: str | None,
+        context: str | None,
+        batch: int | None,
+    ) -> None: ...
+
+    async def cmd_fixed(self, interaction: discord.Interaction[Any], text: str) -> None: ...
+
+    async def cmd_reload(self, interaction: discord.Interaction[Any]) -> None: ...
+
+    def query_choices(self, current: str) -> list[app_commands.Choice[str]]: ...
+
+    def card_choices(self, current: str) -> list[app_commands.Choice[str]]: ...
+
+    def context_choices(self, current: str) -> list[app_commands.Choice[str]]: ...
+
+
+class VramTranslator(app_commands.Translator):
+    """Command, option and choice texts for pl and th from the message tables.
+
+    Each translatable string is a ``locale_str`` whose ``key`` extra names the message; the
+    catalog is read on every call so ``/reload`` followed by a sync picks up new wording.
+    """
+
+    def __init__(self, catalog: Callable[[], Catalog]) -> None:
+        self._catalog = catalog
+
+    async def translate(
+        self,
+        string: app_commands.locale_str,
+        locale: discord.Locale,
+        context: app_commands.TranslationContextTypes,
+    ) -> str | None:
+        lang = pick_lang(locale.value)
+        key = string.extras.get("key")
+        if lang in (None, "en") or not key:
+            return None
+        text = self._catalog().messages.get(lang, {}).get(key)
+        if not text:
+            return None
+        if context.location is TranslationContextLocation.choice_name:
+            return text[:MAX_CHOICE_CHARS]
+        return text
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def register_commands(bot: CommandHost) -> None:
+    """Every slash command in one place; texts are message keys so they localize."""
+    catalog = bot.desk.catalog
+    tree = bot.tree
+
+    def everywhere(command: Any) -> Any:
+        """Usable in servers, DMs and group DMs, and by people who install the app for
+        themselves (Discord's user install), not only where a server admin added the bot."""
+        command = app_commands.allowed_installs(guilds=True, users=True)(command)
+        return app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)(command)
+
+    def text(key: str) -> app_commands.locale_str:
+        return app_commands.locale_str(t(catalog, "en", key), key=key)
+
+    precision_choices = [app_commands.Choice(name=p, value=p) for p in PRECISIONS]
+    faq_choices = [
+        app_commands.Choice(
+            name=app_commands.locale_str(
+                t(catalog, "en", f"faq.{topic.id}.title")[:MAX_CHOICE_CHARS],
+                key=f"faq.{topic.id}.title",
+            ),
+            value=topic.id,
+        )
+        for topic in catalog.faq[:CHOICES_MAX]
+    ]
+
+    @tree.command(name=text("dc.cmd.vram.name"), description=text("dc.cmd.vram.desc"))
+    @everywhere
+    @app_commands.rename(
+        query=text("dc.opt.query.name"),
+        precision=text("dc.opt.precision.name"),
+        context=text("dc.opt.context.name"),
+        batch=text("dc.opt.batch.name"),
+    )
+    @app_commands.describe(
+        query=text("dc.opt.query.desc"),
+        precision=text("dc.opt.precision.desc"),
+        context=text("dc.opt.context.desc"),
+        batch=text("dc.opt.batch.desc"),
+    )
+    @app_commands.choices(precision=precision_choices)
+    async def vram(
+        interaction: discord.Interaction[Any],
+        query: str,
+        precision: str | None = None,
+        context: str | None = None,
+        batch: app_commands.Range[int, 1, MAX_BATCH] | None = None,
+    ) -> None:
+        await bot.cmd_vram(interaction, query, precision, context, batch)
+
+    @vram.autocomplete("query")
+    async def vram_query(
+        interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        return bot.query_choices(current)
+
+    @vram.autocomplete("context")
+    async def vram_context(
+        interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        return bot.context_choices(current)
+
+    @tree.command(name=text("dc.cmd.gpus.name"), description=text("dc.cmd.gpus.desc"))
+    @everywhere
+    async def gpus(interaction: discord.Interaction[Any]) -> None:
+        await bot.cmd_fixed(interaction, "gpus")
+
+    @tree.command(name=text("dc.cmd.card.name"), description=text("dc.cmd.card.desc"))
+    @everywhere
+    @app_commands.rename(name=text("dc.opt.name.name"))
+    @app_commands.describe(name=text("dc.opt.name.desc"))
+    async def card(interaction: discord.Interaction[Any], name: str) -> None:
+        await bot.cmd_fixed(interaction, f"card {name}")
+
+    @card.autocomplete("name")
+    async def card_name(
+        interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        return bot.card_choices(current)
+
+    @tree.command(name=text("dc.cmd.faq.name"), description=text("dc.cmd.faq.desc"))
+    @everywhere
+    @app_commands.rename(topic=text("dc.opt.topic.name"))
+    @app_commands.describe(topic=text("dc.opt.topic.desc"))
+    @app_commands.choices(topic=faq_choices)
+    async def faq(interaction: discord.Interaction[Any], topic: str) -> None:
+        await bot.cmd_fixed(interaction, f"/faq {topic}")
+
+    @tree.command(name=text("dc.cmd.help.name"), description=text("dc.cmd.help.desc"))
+    @everywhere
+    async def help_(interaction: discord.Interaction[Any]) -> None:
+        await bot.cmd_fixed(interaction, "help")
+
+    @tree.command(name=text("dc.cmd.reload.name"), description=text("dc.cmd.reload.desc"))
+    @app_commands.default_permissions(manage_guild=True)
+    async def reload(interaction: discord.Interaction[Any]) -> None:
+        await bot.cmd_reload(interaction)

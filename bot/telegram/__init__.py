@@ -1,0 +1,1 @@
+"""Telegram: the python-telegram-bot adapter (``vram telegram``)."""

@@ -1,0 +1,1 @@
+"""The staff web desk and HTTP API on aiohttp (``vram serve``)."""
