@@ -5,18 +5,17 @@ loading the engine at all."""
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import logging
 import os
-import re
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.tables import human_tokens, parse_tokens, table
+from bot.terminal import present, setup_readline
 
 if TYPE_CHECKING:  # the engine and the settings stack load only for the commands that need them
     from bot.settings import Settings
@@ -26,10 +25,6 @@ log = logging.getLogger("vramchat.cli")
 
 FORMATS = ("text", "markdown", "json")
 NOT_UNDERSTOOD = ("help", "clarify", "error")  # `vram ask` exits 1 for these
-HISTORY_LINES = 1000
-
-_BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
-_GREEN, _RED, _YELLOW = "\033[32m", "\033[31m", "\033[33m"
 
 
 def _version() -> str:
@@ -51,70 +46,6 @@ class _VersionAction(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
         print(f"vram {_version()}")
         parser.exit()
-
-
-def use_colour(stream: object = None) -> bool:
-    """Colour only for a terminal, never when NO_COLOR is set (https://no-color.org)."""
-    stream = stream if stream is not None else sys.stdout
-    if os.environ.get("NO_COLOR"):
-        return False
-    isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty())
-
-
-def colourise(text: str) -> str:
-    """The verdict line bold (green for ✅, red for ❌), caveats yellow, the price date dim."""
-    out = []
-    for i, line in enumerate(text.split("\n")):
-        if i == 0:
-            colour = _GREEN if line.startswith("✅") else _RED if line.startswith("❌") else ""
-            out.append(f"{_BOLD}{colour}{line}{_RESET}")
-        elif line.lstrip().startswith("⚠️"):
-            out.append(f"{_YELLOW}{line}{_RESET}")
-        elif line and not line.startswith(" ") and i > 0 and out and out[-1] == "":
-            out.append(f"{_BOLD}{line}{_RESET}")  # a block title after a blank line
-        else:
-            out.append(line)
-    if out and re.match(r"^\S.*\d{4}-\d{2}-\d{2}", text.rsplit("\n", 1)[-1]):
-        out[-1] = f"{_DIM}{out[-1]}{_RESET}"
-    return "\n".join(out)
-
-
-def wrap(text: str, width: int) -> str:
-    """Wrap at word boundaries to ``width``; continuation lines keep the line's indent."""
-    import textwrap
-
-    out: list[str] = []
-    for line in text.split("\n"):
-        if len(line) <= width or not line.strip():
-            out.append(line)
-            continue
-        indent = line[: len(line) - len(line.lstrip())]
-        out.extend(
-            textwrap.wrap(
-                line,
-                width=max(20, width),
-                subsequent_indent=indent + "  ",
-                break_long_words=False,
-                break_on_hyphens=False,
-            )
-        )
-    return "\n".join(out)
-
-
-def present(text: str, fmt: str, stream: object = None) -> str:
-    """What a terminal gets: wrapped to its width and coloured; pipes get the text as is."""
-    if fmt != "text" or (not use_colour(stream) and not _isatty(stream)):
-        return text
-    import shutil
-
-    text = wrap(text, shutil.get_terminal_size((100, 24)).columns - 1)
-    return colourise(text) if use_colour(stream) else text
-
-
-def _isatty(stream: object = None) -> bool:
-    isatty = getattr(stream if stream is not None else sys.stdout, "isatty", None)
-    return bool(isatty and isatty())
 
 
 def t(catalog: Catalog, lang: str, key: str, **params: Any) -> str:
@@ -180,39 +111,6 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 1 if answer.kind in NOT_UNDERSTOOD else 0
 
 
-def history_path() -> Path:
-    """$XDG_STATE_HOME/vramchat/history (default ~/.local/state): where shells keep theirs."""
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
-        os.path.expanduser("~"), ".local", "state"
-    )
-    return Path(base) / "vramchat" / "history"
-
-
-def _setup_readline() -> Callable[[], None]:
-    """Line editing and history for ``vram chat``; returns the function that saves it.
-
-    Any problem with the history file (unwritable home, read-only disk) only loses the
-    history: the session itself never fails over it.
-    """
-    try:
-        import readline
-    except ImportError:  # a Python built without readline still chats, without editing
-        return lambda: None
-    path = history_path()
-    readline.set_history_length(HISTORY_LINES)
-    with contextlib.suppress(OSError):
-        readline.read_history_file(str(path))
-
-    def save() -> None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            readline.write_history_file(str(path))
-        except OSError:
-            pass
-
-    return save
-
-
 def cmd_chat(args: argparse.Namespace) -> int:
     """Interactive session: the assistant with no platform, follow-ups included."""
     from engine import context_of
@@ -220,7 +118,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     cat = _catalog(args)
     prev: Context | None = None
     interactive = sys.stdin.isatty()
-    save = _setup_readline() if interactive else (lambda: None)
+    save = setup_readline() if interactive else (lambda: None)
     if interactive:
         print(present(t(cat, args.lang or "en", "cli.welcome"), "plain"))
     try:
@@ -481,7 +379,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except Exception as exc:  # data and settings errors and the like: one line, no traceback
-        from engine.errors import CatalogError
+        from engine import CatalogError
 
         if isinstance(exc, CatalogError):
             print(f"vram: data error: {exc}", file=sys.stderr)

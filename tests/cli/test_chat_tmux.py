@@ -119,7 +119,8 @@ def test_unwritable_history_never_breaks_the_chat(tmp_path: Path) -> None:
 def test_history_file_problems_are_swallowed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from bot.cli import _setup_readline, history_path
+    from bot.terminal import history_path
+    from bot.terminal import setup_readline as _setup_readline
 
     blocked = tmp_path / "file-not-dir"
     blocked.write_text("x", encoding="utf-8")
