@@ -72,6 +72,9 @@ class Catalog:
     # Indexes built from this catalog by functions marked @per_catalog, by function name:
     # kept with the catalog (and in its cache file), so a cached start rebuilds none of them.
     memo: dict[str, Any] = field(default_factory=dict, repr=False)
+    # The monthly catalog this one was priced from by another book (None: this is it). Card
+    # facts a book does not rent (the FAQ's fixed examples) are read from there.
+    base: Catalog | None = field(default=None, repr=False)
 
     @property
     def cards(self) -> list[Card]:
@@ -115,8 +118,16 @@ class Catalog:
             for c in self.fleet.cards
             if c.name in book.hourly_usd
         ]
-        fleet = self.fleet.model_copy(update={"cards": cards})
-        return _build(
+        update: dict[str, Any] = {"cards": cards}
+        if self.fleet.cluster.card not in book.hourly_usd and cards:
+            # The cluster quote's node card is not in this book: quote nodes of the book's
+            # largest set instead, so "beyond one node" still has a node to count in.
+            node = max(cards, key=lambda c: c.vram_gb * max(c.set_sizes or [1]))
+            update["cluster"] = self.fleet.cluster.model_copy(
+                update={"card": node.name, "cards_per_node": max(node.set_sizes or [1])}
+            )
+        fleet = self.fleet.model_copy(update=update)
+        priced = _build(
             self.data_dir,
             fleet,
             list(self.models),
@@ -127,6 +138,8 @@ class Catalog:
             self.price_books,
             name,
         )
+        object.__setattr__(priced, "base", self)
+        return priced
 
 
 def _read_yaml(path: Path, name: str | None = None) -> Any:

@@ -147,7 +147,7 @@ def params_for(cat: Catalog, lang: str, topic: str) -> dict[str, Any]:
             "ratio": f.num(ratio),
         }
     if topic in ("two_cards", "nvlink"):
-        c = {n: cat.card_by_name[n] for n in ("H100 SXM", "A40", "L40S", "RTX 5090")}
+        c = {n: _card(cat, n) for n in ("H100 SXM", "A40", "L40S", "RTX 5090")}
         _, _, pair = set_price(cat, c["RTX 5090"], 2)
         return {
             "nvlink": f.num(c["H100 SXM"].link_gbps or 0),
@@ -180,7 +180,7 @@ def params_for(cat: Catalog, lang: str, topic: str) -> dict[str, Any]:
     if topic == "bandwidth":
         r7, r34 = _shape(cat, 7), _shape(cat, 34)
         a40, r5090, a100, r4090 = (
-            cat.card_by_name[n] for n in ("A40", "RTX 5090", "A100 SXM", "RTX 4090")
+            _card(cat, n) for n in ("A40", "RTX 5090", "A100 SXM", "RTX 4090")
         )
         w7 = r7.params_b * 2
         return {
@@ -248,6 +248,16 @@ def params_for(cat: Catalog, lang: str, topic: str) -> dict[str, Any]:
             "gb_active": f.gb(active * 2),
         }
     return {}
+
+
+def _card(cat: Catalog, name: str) -> Card:
+    """A card the FAQ names by its catalog name, also under a price book that does not rent it."""
+    card = cat.card_by_name.get(name)
+    if card is None and cat.base is not None:
+        card = cat.base.card_by_name[name]
+    if card is None:
+        raise KeyError(name)
+    return card
 
 
 def _rental_params(cat: Catalog, f: Voice) -> dict[str, Any]:
