@@ -19,7 +19,7 @@ from engine.understand.catalog_words import (
 from engine.understand.config_paste import CONFIG_HINTS, read_config
 from engine.understand.faq_match import faq_index, match_faq
 from engine.understand.language import detect_lang
-from engine.understand.model_match import exact_model, read_model
+from engine.understand.model_match import exact_model, official_release, read_model
 from engine.understand.normalise import clean
 from engine.understand.patterns import (
     BUDGET,
@@ -194,12 +194,14 @@ def parse(text: str, catalog: Catalog) -> Query:
 
     for ident in idents:
         rest = " " + ident + " "
+        # The whole id first: "Qwen/Qwen3-235B-A22B-FP8" is its own entry, not the base at FP8.
+        whole = exact_model(catalog, ident) if q.model is None else None
         if q.precision is None and (m := scan(pats.precision, pats.precision_scan, rest, 0)):
             q.precision = precision_of(catalog, pats, m.group(1))
             rest = cut(rest, m)
         if q.precision is None:
             rest = unknown_precisions(q, rest, pats)
-        if q.model is None and (exact := exact_model(catalog, rest)) is not None:
+        if q.model is None and (exact := whole or exact_model(catalog, rest)) is not None:
             q.model, q.model_score, q.model_words = exact, 100.0, exact.name
             continue
         if q.size_b is None and (m := SIZE.search(rest)):
@@ -212,7 +214,9 @@ def parse(text: str, catalog: Catalog) -> Query:
 
     if q.pasted is None and q.config_error is None:
         from_idents = " ".join(EDGE_SEPARATORS.sub(" ", q.model_words).split())
-        read_model(q, s, catalog, size_neighbor)
+        if q.model is None:  # an exact id stays as typed ("Qwen/Qwen3-235B-A22B fp8")
+            read_model(q, s, catalog, size_neighbor)
+            official_release(q, catalog)
         if q.unmatched_model and not q.others and idents and from_idents:
             # Say an unknown id back as typed ("mistralai/Ministral-8B-Instruct-2410").
             rest = q.model_words.removeprefix(from_idents)
