@@ -56,6 +56,7 @@ CANDIDATE_BUDGET = 64  # names scored, shared among the query's words (shortest 
 ALL_WORDS_CANDIDATES = 128  # names holding every query word, scored when this few
 SIZE_CLOSENESS = 100.0  # points off per 100% size difference within the 5% tolerance
 SPACES = re.compile(r"\s+")
+RELEASE_TAG = re.compile(r"\d{4}")
 
 
 @lru_cache(maxsize=4096)
@@ -345,6 +346,11 @@ def read_model(q: Query, s: str, catalog: Catalog, size_neighbor: str = "") -> N
     sizes = {index.models[r.pos].nominal_b for r in top}
     accept = best.score >= ACCEPT or (
         best.score >= ACCEPT_UNDERSPECIFIED and best.complete and best.head
+    )
+    # A release tag no catalog name has ("Kimi-K2-Instruct-0905") is another release: offer
+    # the close names, never size it as one of them.
+    accept = accept and not any(
+        RELEASE_TAG.fullmatch(t) and t not in index.vocab for t in key.split()
     )
     if accept and (len(sizes) == 1 or q.size_b is not None):
         model = index.models[best.pos]

@@ -38,6 +38,9 @@ from engine.understand.patterns import (
     FOLLOWUP_HINTS,
     GPU_COUNT,
     HELP,
+    HOURLY,
+    HOURLY_HINTS,
+    HOURLY_TOPIC,
     IDENT,
     IDENT_HINTS,
     KV_AFTER,
@@ -49,6 +52,7 @@ from engine.understand.patterns import (
     LIMIT_CONTEXT_HINTS,
     MAX_MENTIONS,
     MOE_SIZE,
+    SEVERAL,
     SIZE,
     TASKS,
     TENSOR_PARALLEL,
@@ -129,7 +133,8 @@ def parse(text: str, catalog: Catalog) -> Query:
             continue
         count = (COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)) if n else None
         if all(c.name != card.name for c in q.cards):
-            q.cards.append(CardAsk(card.name, count))
+            several = count is None and bool(SEVERAL.search(s[max(0, start - 12) : end]))
+            q.cards.append(CardAsk(card.name, count, several))
         s = s[:start] + " " + s[end:]
         pos = start
     if COUNT_HINTS.search(s) and (m := GPU_COUNT.search(s)):
@@ -191,6 +196,10 @@ def parse(text: str, catalog: Catalog) -> Query:
     q.wants_card_info = bool(q.cards) and bool(CARD_INFO.search(s))
     q.wants_what_fits = bool(q.cards or q.vram_gb) and bool(WHAT_FITS.search(raw.lower()))
     q.faq_topic = match_faq(catalog, raw.lower())
+    if HOURLY_HINTS.search(s) and HOURLY.search(s):
+        q.wants_hourly = True
+        if q.faq_topic is None and HOURLY_TOPIC in faq_index(catalog).ids:
+            q.faq_topic = HOURLY_TOPIC
 
     for ident in idents:
         rest = " " + ident + " "
