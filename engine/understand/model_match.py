@@ -176,10 +176,12 @@ def _rank(index: ModelIndex, key: str, size_b: float | None) -> tuple[_Ranked, .
     top = max((s[0] for s in best.values()), default=0.0)
     joined = "".join(qtoks)
     if top < ACCEPT and len(joined) >= 4:
-        # Glued names: "deepseekr1", "codellama", "mistralnemo".
-        for _, score, j in process.extract(
+        # Glued names: "deepseekr1", "codellama", "mistralnemo" (one slip: not "magistralsmall").
+        for glued, score, j in process.extract(
             joined, index.joined, scorer=fuzz.ratio, score_cutoff=88, limit=8
         ):
+            if not glued.startswith(joined) and _slips(joined, glued, 1) > 1:
+                continue  # a left-out tail ("deepseek" for "deepseekr1") is not a slip
             for pos in index.key_owners[index.joined_ids[j]]:
                 if score > best.get(pos, (-1.0, False, False))[0]:
                     best[pos] = (float(score), True, True)
