@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from engine.catalog import Catalog, norm
+from engine.understand.inflect import base_form
 from engine.understand.model_index import model_index, model_key
 from engine.understand.patterns import (
     BIT_ENDING,
@@ -99,7 +100,10 @@ def _name_numbers(catalog: Catalog) -> dict[str, frozenset[str]]:
 def names_number(pats: CatalogWords, token: str, text: str) -> bool:
     """Whether ``token`` ("2507", "270m") is part of a model name said in ``text``."""
     words = pats.name_numbers.get(token.lower().replace(" ", ""))
-    return words is not None and not words.isdisjoint(model_key(text).split())
+    if words is None:
+        return False
+    said = model_key(text).split()
+    return not words.isdisjoint(said) or any(base_form(w, words) in words for w in said)
 
 
 COUNT_BEFORE = re.compile(r"(?<![\w.])" + COUNT + r"\s*(?:x|\*|of)?\s*(?:" + CARD_NOUN + r"\s+)?$")
