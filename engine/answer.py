@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from engine.answer_types import Answer, Context
+from engine.answer_types import Answer, Context, Request
 from engine.catalog import Catalog, load_catalog
 from engine.i18n import pick_lang
 from engine.kinds.base import Builder
@@ -20,6 +20,7 @@ from engine.kinds.fleet import budget, card, cards, what_fits
 from engine.kinds.sizing import sizing
 from engine.kinds.talk import clarify, faq, faq_index, help_answer, invalid_option
 from engine.models import Lang
+from engine.recommend import set_allowed, set_headroom_gb
 from engine.request import RequestOptions, apply_options, build_request
 from engine.understand import parse
 
@@ -76,6 +77,22 @@ def context_of(answer: Answer) -> Context | None:
     return Context(answer.request, pick, count)
 
 
+def _several(b: Builder, req: Request) -> Request:
+    """ "On h100s" with no count: the smallest set of that card that holds the request."""
+    asks = [a for a in b.q.cards if a.several and a.count is None]
+    if req.model is None or not asks:
+        return req
+    need = b.breakdown(req).total
+    w = b.workload(req, need)
+    for a in asks:
+        card = b.cat.card_by_name[a.name]
+        sizes = sorted({n for n in (card.min_count, *card.set_sizes) if n >= card.min_count})
+        ok = [n for n in sizes if set_allowed(card, n, w) is None]
+        a.count = next((n for n in ok if set_headroom_gb(card, n, w) >= 0), max(ok or sizes))
+    first = b.q.cards[0]
+    return req.model_copy(update={"count": first.count}) if first.name == req.card else req
+
+
 def _dispatch(b: Builder) -> Answer:
     """Which kind of answer the question is, in the order that settles overlaps."""
     q = b.q
@@ -101,7 +118,10 @@ def _dispatch(b: Builder) -> Answer:
             used=q.precision.upper(),
             ignored=", ".join(p.upper() for p in q.extra_precisions),
         )
-    if q.wants_card_info and not q.has_subject and len(q.cards) == 1 and not q.followup:
+    # "h100 na godziny": renting by the hour (the FAQ, with that card's figures), not specs
+    rental = q.wants_hourly and q.faq_topic is not None
+    one_card = len(q.cards) == 1 and not q.has_subject and not q.followup
+    if q.wants_card_info and one_card and not rental:
         return card(b, q.cards[0].name)  # "card h100" asks about the card itself
     merged = build_request(b)
     if merged is None:
@@ -115,6 +135,7 @@ def _dispatch(b: Builder) -> Answer:
             return card(b, q.cards[0].name)
         return help_answer(b, not_understood=True)
     req, model_note = merged
+    req = _several(b, req)
     if model_note:
         b.assume(model_note[0], **model_note[1])
     if q.wants_limit and (q.cards or q.vram_gb or b.prev_set()):

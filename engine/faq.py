@@ -84,7 +84,7 @@ def _size_params(cat: Catalog, f: Voice, size: float) -> dict[str, Any]:
     return out
 
 
-def params_for(cat: Catalog, lang: str, topic: str) -> dict[str, Any]:
+def params_for(cat: Catalog, lang: str, topic: str, named: Card | None = None) -> dict[str, Any]:
     f = Voice(cat, lang)
     r70 = _shape(cat, 70)
     if topic.startswith("size_"):
@@ -210,7 +210,7 @@ def params_for(cat: Catalog, lang: str, topic: str) -> dict[str, Any]:
         }
     if topic == "hourly_vs_monthly":
         prov = cat.fleet.provider
-        cheapest = min(cat.cards, key=lambda c: c.monthly_usd)
+        cheapest = faq_card(cat, topic, named) or min(cat.cards, key=lambda c: c.monthly_usd)
         book = next(iter(cat.price_books.values()))
         b200, l40s = book.hourly_usd.get("B200", 0), book.hourly_usd.get("L40S", 0)
         return {
@@ -281,16 +281,19 @@ def _rental_params(cat: Catalog, f: Voice) -> dict[str, Any]:
     }
 
 
-def faq_card(cat: Catalog, topic: str) -> Card | None:
-    """The one card an FAQ answer singles out (its facts go into the answer's JSON)."""
+def faq_card(cat: Catalog, topic: str, named: Card | None = None) -> Card | None:
+    """The one card an FAQ answer singles out (its facts go into the answer's JSON): the card
+    the question named ("an h100 by the hour"), else the topic's own example."""
     if topic == "cheapest_per_gb":
         return min(cat.cards, key=lambda c: c.usd_per_gb_month)
+    if topic == "hourly_vs_monthly" and named is not None:
+        return named
     if topic in ("hourly_vs_monthly", "payment"):
         return min(cat.cards, key=lambda c: c.monthly_usd)
     return None
 
 
-def answer(cat: Catalog, lang: str, topic: str) -> list[str]:
+def answer(cat: Catalog, lang: str, topic: str, named: Card | None = None) -> list[str]:
     key = "faq.size" if topic.startswith("size_") else f"faq.{topic}"
-    text = Voice(cat, lang).t(key, **params_for(cat, lang, topic))
+    text = Voice(cat, lang).t(key, **params_for(cat, lang, topic, named))
     return [line for line in text.strip().split("\n")]

@@ -13,9 +13,10 @@ from engine.refs import card_info
 
 
 def faq(b: Builder, topic: str) -> Answer:
-    body = faq_lines(b.cat, b.lang, topic)
+    named = b.cat.card_by_name.get(b.q.cards[0].name) if len(b.q.cards) == 1 else None
+    body = faq_lines(b.cat, b.lang, topic, named)
     title = b.t(f"faq.{topic}.title")
-    one = faq_card(b.cat, topic)
+    one = faq_card(b.cat, topic, named)
     answer = Answer(
         kind="faq",
         faq_topic=topic,

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from engine.catalog import Catalog, norm
+from engine.understand.inflect import base_form
+from engine.understand.model_index import model_index, model_key
 from engine.understand.patterns import (
     BIT_ENDING,
     CARD_NOUN,
@@ -32,6 +34,9 @@ class CatalogWords:
     precision_scan: re.Pattern[str]
     precision_compact: dict[str, str]  # alias without separators -> precision name
     card_vram: dict[str, float]
+    # Numbers that are part of model names ("2507", "0905", "2024", "270m") -> the name words
+    # they go with: beside one of those words they are the name, not a context length.
+    name_numbers: dict[str, frozenset[str]]
 
 
 def _trie(words: set[str], space: str) -> str:
@@ -75,7 +80,30 @@ def catalog_words(catalog: Catalog) -> CatalogWords:
             for alias, name in sorted(catalog.precision_alias.items())
         },
         card_vram={c.name: c.vram_gb for c in catalog.cards},
+        name_numbers=_name_numbers(catalog),
     )
+
+
+_NAME_NUMBER = re.compile(r"\d{4}|\d+m")
+
+
+def _name_numbers(catalog: Catalog) -> dict[str, frozenset[str]]:
+    index = model_index(catalog)
+    out: dict[str, set[str]] = {}
+    for toks in index.key_tokens:
+        for t in toks:
+            if _NAME_NUMBER.fullmatch(t):
+                out.setdefault(t, set()).update(u for u in toks if u[:1].isalpha())
+    return {t: frozenset(words) for t, words in out.items()}
+
+
+def names_number(pats: CatalogWords, token: str, text: str) -> bool:
+    """Whether ``token`` ("2507", "270m") is part of a model name said in ``text``."""
+    words = pats.name_numbers.get(token.lower().replace(" ", ""))
+    if words is None:
+        return False
+    said = model_key(text).split()
+    return not words.isdisjoint(said) or any(base_form(w, words) in words for w in said)
 
 
 COUNT_BEFORE = re.compile(r"(?<![\w.])" + COUNT + r"\s*(?:x|\*|of)?\s*(?:" + CARD_NOUN + r"\s+)?$")

@@ -7,6 +7,7 @@ is only taken off when what remains is a vocabulary word, so nothing is guessed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 
 # (ending, what replaces it), longest endings first: "llamie" -> "llama", "qwenem" -> "qwen".
@@ -18,10 +19,17 @@ _ENDINGS = (
 MIN_STEM = 3
 
 
+_TRAILING_VERSION = re.compile(r"(?<=[^\d.])[\d.]+$")
+
+
 def base_form(word: str, vocab: Collection[str]) -> str:
-    """The vocabulary word an inflected name stands for, or the word itself."""
+    """The vocabulary word an inflected name stands for, or the word itself. A version glued
+    on stays: "qwenem3" is "qwen3"."""
     if word in vocab or len(word) <= MIN_STEM:
         return word
+    if (m := _TRAILING_VERSION.search(word)) and m.start() > MIN_STEM:
+        stem = base_form(word[: m.start()], vocab)
+        return stem + m.group(0) if stem != word[: m.start()] else word
     for ending, repl in _ENDINGS:
         if word.endswith(ending) and len(word) - len(ending) >= MIN_STEM:
             stem = word[: -len(ending)] + repl

@@ -77,8 +77,10 @@ class ModelIndex:
     minors: dict[str, tuple[str, ...]]  # "3" -> ("3.1", "3.2", "3.3"): versions under a major
     vocab: frozenset[str]
     heads: frozenset[str]  # first word of a family ("llama", "qwen") and MoE shapes ("8x7b")
-    name_joined: tuple[str, ...]  # per model: its display name's key without spaces
+    name_joined: tuple[str, ...]  # per model: its display name's key (sizes kept), no spaces
     aliases: dict[str, int]  # norm(alias) -> model position, for aliases with one owner
+    # (model id, precision key) -> the official release in that precision ("GLM-4.5 FP8")
+    precision_variants: dict[tuple[str, str], int]
     completion: CompletionKeys  # the same names with their sizes, for autocomplete
 
 
@@ -135,12 +137,17 @@ def model_index(catalog: Catalog) -> ModelIndex:
     alias_owner: dict[str, set[int]] = {}
     heads: set[str] = set()
     base_keys: set[str] = set()  # from names, ids and families: what people glue together
+    # A family named after its first model ("GLM-4.5", "MiniMax-M2") is that model's name, not
+    # a name of its later members: "glm 4.5" must not reach GLM-4.7 through the family.
+    own_names = {name_key(n) for m in models for n in (m.name, m.id)}
     for pos, m in enumerate(models):
         base_keys.update(name_key(n) for n in (m.name, m.id, m.family))
         family = name_key(m.family).split()
         if family:
             heads.add(family[0])
-        for n in (m.name, m.id, m.hf_repo, m.hf_repo.split("/")[-1], m.family, *m.aliases):
+        mine = {name_key(m.name), name_key(m.id)}
+        fam = () if name_key(m.family) in own_names - mine else (m.family,)
+        for n in (m.name, m.id, m.hf_repo, m.hf_repo.split("/")[-1], *fam, *m.aliases):
             k = name_key(n)
             if not k:
                 continue
@@ -190,10 +197,25 @@ def model_index(catalog: Catalog) -> ModelIndex:
         minors=_minors(t for t in vocab if is_version(t)),
         vocab=vocab,
         heads=frozenset(heads),
-        name_joined=tuple(name_key(m.name).replace(" ", "") for m in models),
+        name_joined=tuple(model_key(m.name).replace(" ", "") for m in models),
         aliases={a: next(iter(o)) for a, o in alias_owner.items() if len(o) == 1},
         completion=_completion_keys(models, rank),
+        precision_variants=_precision_variants(models),
     )
+
+
+def _precision_variants(models: tuple[ModelSpec, ...]) -> dict[tuple[str, str], int]:
+    """Variants named as their base plus a precision word: "GLM-4.5" + "FP8"."""
+    by_id = {m.id: m for m in models}
+    out: dict[tuple[str, str], int] = {}
+    for pos, m in enumerate(models):
+        base = by_id.get(m.variant_of or "")
+        if base is None:
+            continue
+        head, tail = model_key(base.name), model_key(m.name)
+        if tail.startswith(head + " "):
+            out[(base.id, tail[len(head) + 1 :])] = pos
+    return out
 
 
 def _minors(versions: Iterable[str]) -> dict[str, tuple[str, ...]]:

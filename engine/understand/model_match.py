@@ -18,6 +18,7 @@ from engine.understand.model_index import (
     ModelIndex,
     is_version,
     model_index,
+    model_key,
     name_key,
     size_matches,
 )
@@ -42,6 +43,7 @@ PARTIAL_VERSION = 0.5  # "3" for "3.1": right major version, minor not given
 TYPO_CUTOFF = 80.0  # "lama" ~ "llama" (89); "qwen" ~ "qwq" (57) is not a typo
 TYPO_CUTOFF_SAME_INITIAL = 75.0  # one wrong letter of four ("quen" ~ "qwen") if it starts right
 TYPO_CAP = 0.95  # a typo never scores like the word itself
+LONG_WORD = 10  # from this length a typo may be two slips ("magistral" is not "mistral")
 ACCEPT = 80.0  # take the best match without asking
 ACCEPT_UNDERSPECIFIED = 65.0  # "kimi", "deepseek 671b": every word fits, the name has more
 TIE = 3.0  # matches this close to the best are "it could also be"
@@ -51,6 +53,7 @@ CANDIDATE_BUDGET = 64  # names scored, shared among the query's words (shortest 
 ALL_WORDS_CANDIDATES = 128  # names holding every query word, scored when this few
 SIZE_CLOSENESS = 100.0  # points off per 100% size difference within the 5% tolerance
 SPACES = re.compile(r"\s+")
+RELEASE_TAG = re.compile(r"\d{4}")
 
 
 @lru_cache(maxsize=4096)
@@ -70,11 +73,29 @@ def _token_matches(index: ModelIndex, token: str) -> tuple[tuple[str, float], ..
             from rapidfuzz import fuzz, process  # on the first typo: ~7 ms to import
 
             hits = process.extract(token, pool, scorer=fuzz.ratio, score_cutoff=cutoff, limit=4)
+            # A typo is one slip (two in a long word): "weather" is not "water", "magistral"
+            # is another model than "mistral".
+            edits = 1 if len(token) < LONG_WORD else 2
+            hits = [h for h in hits if _slips(token, h[0], edits) <= edits]
             for word, score, _ in hits:
                 out.setdefault(word, min(score / 100, TYPO_CAP))
             if hits:
                 break
     return tuple(sorted(out.items(), key=lambda vq: -vq[1]))
+
+
+_DOUBLED = re.compile(r"(.)\1+")
+
+
+def _slips(typed: str, word: str, most: int) -> int:
+    """Edits between a typed word and a name word; a doubled letter typed once or twice more
+    is no slip ("lamma" for "llama")."""
+    from rapidfuzz.distance import OSA  # loaded with the first typo, like the scorer
+
+    plain = OSA.distance(typed, word, score_cutoff=most)
+    if plain <= most:
+        return plain
+    return OSA.distance(_DOUBLED.sub(r"\1", typed), _DOUBLED.sub(r"\1", word), score_cutoff=most)
 
 
 @dataclass(frozen=True)
@@ -156,12 +177,14 @@ def _rank(index: ModelIndex, key: str, size_b: float | None) -> tuple[_Ranked, .
     top = max((s[0] for s in best.values()), default=0.0)
     joined = "".join(qtoks)
     if top < ACCEPT and len(joined) >= 4:
-        # Glued names: "deepseekr1", "codellama", "mistralnemo".
+        # Glued names: "deepseekr1", "codellama", "mistralnemo" (one slip: not "magistralsmall").
         from rapidfuzz import fuzz, process
 
-        for _, score, j in process.extract(
+        for glued, score, j in process.extract(
             joined, index.joined, scorer=fuzz.ratio, score_cutoff=88, limit=8
         ):
+            if not glued.startswith(joined) and _slips(joined, glued, 1) > 1:
+                continue  # a left-out tail ("deepseek" for "deepseekr1") is not a slip
             for pos in index.key_owners[index.joined_ids[j]]:
                 if score > best.get(pos, (-1.0, False, False))[0]:
                     best[pos] = (float(score), True, True)
@@ -202,17 +225,26 @@ def _corrected(index: ModelIndex, key: str) -> str:
     return " ".join(out)
 
 
-def _name_words(s: str, vocab: frozenset[str]) -> list[str]:
+def _name_words(s: str, index: ModelIndex) -> list[str]:
     """What is left that could be part of a model name: ASCII tokens that are not filler
-    (a Polish case ending taken off first: "llamą" is "llama")."""
+    (a Polish case ending taken off first: "llamą" is "llama"). A filler word that is also a
+    name word ("vision") stays when a name holds it with the other words ("phi 3.5 vision")."""
     words: list[str] = []
+    maybe: list[tuple[int, str]] = []
     for w in WORD.findall(s):
-        w = base_form(w.strip(".-:/_"), vocab)
-        ok = w and len(w) <= MAX_NAME_CHARS and w.isascii() and w not in STOP_WORDS
-        if ok and NAMEISH.fullmatch(w):
-            words.append(w)
-            if len(words) == MAX_MODEL_TOKENS * 2:
-                break
+        w = base_form(w.strip(".-:/_"), index.vocab)
+        if not w or len(w) > MAX_NAME_CHARS or not w.isascii() or not NAMEISH.fullmatch(w):
+            continue
+        if w in STOP_WORDS:
+            if len(w) >= 4 and w in index.vocab:
+                maybe.append((len(words), w))
+            continue
+        words.append(w)
+        if len(words) == MAX_MODEL_TOKENS * 2:
+            break
+    for at, w in reversed(maybe):
+        if _belongs(index, words, w):
+            words.insert(at, w)
     return words
 
 
@@ -224,19 +256,45 @@ def exact_model(catalog: Catalog, ident: str) -> ModelSpec | None:
     return catalog.models[pos] if pos is not None else catalog.model_by_id.get(stem)
 
 
+def _belongs(index: ModelIndex, named: list[str], word: str) -> bool:
+    """Whether ``word`` belongs with the named words: some model name holds it and every one of
+    them ("glm" + "5" is GLM-5, not a 5B size; "phi 3.5" + "vision")."""
+    holding = index.posting_sets.get(word)
+    known = [t for t in name_key(" ".join(named)).split() if t in index.posting_sets]
+    if holding is None or not known:
+        return False
+    for t in known:
+        holding = holding & index.posting_sets[t]
+    return bool(holding)
+
+
+def official_release(q: Query, catalog: Catalog) -> None:
+    """The model's full name said with a precision it has an official release in names that
+    release: "glm 4.5 fp8", "qwen3 235b a22b fp8" are GLM-4.5 FP8 and Qwen3 235B-A22B FP8. A short
+    form ("qwen3 235b fp8") is the base at that precision: the same numbers."""
+    if q.model is None or q.precision is None or name_key(q.model_words) != name_key(q.model.name):
+        return
+    index = model_index(catalog)
+    pos = index.precision_variants.get((q.model.id, model_key(q.precision)))
+    if pos is not None:
+        q.model = index.models[pos]
+        q.others = []
+
+
 def read_model(q: Query, s: str, catalog: Catalog, size_neighbor: str = "") -> None:
     """Whatever is left that looks like words is the model name: match it, or say why not."""
     if q.model is not None:  # an id or tag already named it exactly
         return
     index = model_index(catalog)
-    words = _name_words(s, index.vocab)
+    words = _name_words(s, index)
     if q.size_b is None and q.faq_topic is None:
         nums = [w for w in words if NUMBER_WORD.fullmatch(w)]
         named = [w for w in words if not NUMBER_WORD.fullmatch(w)]
         # "lama3 70" or "qwen 2.5 32": a trailing bare number after a name is the size.
         if named and nums:
             cand = num(nums[-1])
-            if 0.1 <= cand <= 2000 and not SMALL_VERSION.fullmatch(nums[-1]):
+            version = SMALL_VERSION.fullmatch(nums[-1]) or _belongs(index, named, nums[-1])
+            if 0.1 <= cand <= 2000 and not version and not nums[-1].startswith("0"):
                 q.size_b = cand
                 words.remove(nums[-1])
         elif (
@@ -269,7 +327,11 @@ def read_model(q: Query, s: str, catalog: Catalog, size_neighbor: str = "") -> N
     fixed = _corrected(index, key)  # "deepsek r1" -> "deepseek r1"
     if q.size_b is None:
         # The person typed one model's own name ("deepseek r1") or an alias ("mixtral").
-        typed = {key.replace(" ", ""), fixed.replace(" ", "")}
+        # Sizes count here: "command r" is Command R, not Command R7B.
+        full = model_key(q.model_words)
+        typed = {full.replace(" ", "")}
+        if full == key:  # no size glued into the words: the typo-corrected form may stand
+            typed.add(fixed.replace(" ", ""))
         own = [r for r in top if index.name_joined[r.pos] in typed]
         alias = index.aliases.get(norm(q.model_words)) or index.aliases.get(fixed)
         if len(own) == 1:
@@ -289,6 +351,11 @@ def read_model(q: Query, s: str, catalog: Catalog, size_neighbor: str = "") -> N
     sizes = {index.models[r.pos].nominal_b for r in top}
     accept = best.score >= ACCEPT or (
         best.score >= ACCEPT_UNDERSPECIFIED and best.complete and best.head
+    )
+    # A release tag no catalog name has ("Kimi-K2-Instruct-0905") is another release: offer
+    # the close names, never size it as one of them.
+    accept = accept and not any(
+        RELEASE_TAG.fullmatch(t) and t not in index.vocab for t in key.split()
     )
     if accept and (len(sizes) == 1 or q.size_b is not None):
         model = index.models[best.pos]

@@ -133,6 +133,8 @@ GPU_COUNT = re.compile(
     r"|(?:การ์ด|gpu)\s*(\d+)\s*(?:ใบ|ตัว)|(?<![\w.])(\d{1,2})\s*ใบ"
 )
 
+# A card named in the plural or with "several" before it: "h100s", "kilku a100", "several a40".
+SEVERAL = re.compile(r"[a-z0-9]s\s*$|\b(?:several|multiple|a\s+few|kilk[au]|paru|หลาย)\s")
 # "tp=4", "tp4", "tp 8", "tensor parallel 4", "tensor-parallel-size 2": that many cards.
 TENSOR_PARALLEL = re.compile(
     r"(?<![\w.])(?:tp|tensor[\s_-]*parallel(?:ism)?(?:[\s_-]*size)?)\s*(?:=|:|of|x)?\s*(\d{1,4})\b"
@@ -235,6 +237,13 @@ HELP = re.compile(
     r"^\s*/?(?:help|start|pomoc|\?+|ช่วย(?:เหลือ)?|hi|hello|hey|cze[sś][cć]|siema|dzie[nń]\s+dobry"
     r"|สวัสดี(?:ครับ|ค่ะ)?)\s*[!?.]*\s*$"
 )
+# Renting by the hour: "na godziny", "per hour", "/h", "รายชั่วโมง" (the FAQ, not the card sheet).
+HOURLY = re.compile(
+    r"\b(?:na|za|po|per|by\s+the|an?|each)\s+(?:godzin\w*|godz\b|hours?\b|hr\b)|\bhourly\b"
+    r"|\bgodzinow\w*|\bgodzinn\w*|ต่อชั่วโมง|รายชั่วโมง|ชั่วโมงละ|ชม\."
+)
+HOURLY_HINTS = hint("godz", "hour", "hr", "ชั่วโมง", "ชม.")
+HOURLY_TOPIC = "hourly_vs_monthly"
 FAQ_COMMAND = re.compile(r"^\s*/?faq\b\s*(\S*)")
 FOLLOWUP = re.compile(  # .match: how a follow-up starts
     r"\s*(?:(?:and|also|what\s+about|how\s+about|same|now|then|instead|ok|okay|a|i|oraz|a\s+co"
@@ -326,6 +335,7 @@ _STOP_WORDS = (
     "zmieszczę zmieszcze odpalić odpalic lokalnie ilu jaką jakiego który która które czym "
     "ktora ktore ktory najwięcej najwiecej maksymalny maksymalnie najdłuższy najdluzszy "
     "uzytkownikow użytkownika sesji rozmów coding chatbot assistant agent rag production prod "
-    "dev test testing cheap fast faster speed quality vision multimodal"
+    "dev test testing cheap fast faster speed quality vision multimodal several multiple few "
+    "kilka kilku paru hour hours hourly godzina godziny godzinę godzin wynająć wynajac wynajem"
 )
 STOP_WORDS = frozenset(_STOP_WORDS.split())  # autocomplete reads them too

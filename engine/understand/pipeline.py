@@ -20,7 +20,7 @@ from engine.understand.compare import alternatives
 from engine.understand.config_paste import CONFIG_HINTS, read_config
 from engine.understand.faq_match import faq_index, match_faq
 from engine.understand.language import detect_lang
-from engine.understand.model_match import exact_model, read_model
+from engine.understand.model_match import exact_model, official_release, read_model
 from engine.understand.normalise import clean
 from engine.understand.patterns import (
     BUDGET,
@@ -39,6 +39,9 @@ from engine.understand.patterns import (
     FOLLOWUP_HINTS,
     GPU_COUNT,
     HELP,
+    HOURLY,
+    HOURLY_HINTS,
+    HOURLY_TOPIC,
     IDENT,
     IDENT_HINTS,
     KV_AFTER,
@@ -50,6 +53,7 @@ from engine.understand.patterns import (
     LIMIT_CONTEXT_HINTS,
     MAX_MENTIONS,
     MOE_SIZE,
+    SEVERAL,
     SIZE,
     TASKS,
     TENSOR_PARALLEL,
@@ -132,7 +136,8 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             continue
         count = (COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)) if n else None
         if all(c.name != card.name for c in q.cards):
-            q.cards.append(CardAsk(card.name, count))
+            several = count is None and bool(SEVERAL.search(s[max(0, start - 12) : end]))
+            q.cards.append(CardAsk(card.name, count, several))
         s = s[:start] + " " + s[end:]
         pos = start
     if COUNT_HINTS.search(s) and (m := GPU_COUNT.search(s)):
@@ -194,15 +199,21 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     q.wants_card_info = bool(q.cards) and bool(CARD_INFO.search(s))
     q.wants_what_fits = bool(q.cards or q.vram_gb) and bool(WHAT_FITS.search(raw.lower()))
     q.faq_topic = match_faq(catalog, raw.lower())
+    if HOURLY_HINTS.search(s) and HOURLY.search(s):
+        q.wants_hourly = True
+        if q.faq_topic is None and HOURLY_TOPIC in faq_index(catalog).ids:
+            q.faq_topic = HOURLY_TOPIC
 
     for ident in idents:
         rest = " " + ident + " "
+        # The whole id first: "Qwen/Qwen3-235B-A22B-FP8" is its own entry, not the base at FP8.
+        whole = exact_model(catalog, ident) if q.model is None else None
         if q.precision is None and (m := scan(pats.precision, pats.precision_scan, rest, 0)):
             q.precision = precision_of(catalog, pats, m.group(1))
             rest = cut(rest, m)
         if q.precision is None:
             rest = unknown_precisions(q, rest, pats)
-        if q.model is None and (exact := exact_model(catalog, rest)) is not None:
+        if q.model is None and (exact := whole or exact_model(catalog, rest)) is not None:
             q.model, q.model_score, q.model_words = exact, 100.0, exact.name
             continue
         if q.size_b is None and (m := SIZE.search(rest)):
@@ -215,7 +226,9 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
 
     if q.pasted is None and q.config_error is None:
         from_idents = " ".join(EDGE_SEPARATORS.sub(" ", q.model_words).split())
-        read_model(q, s, catalog, size_neighbor)
+        if q.model is None:  # an exact id stays as typed ("Qwen/Qwen3-235B-A22B fp8")
+            read_model(q, s, catalog, size_neighbor)
+            official_release(q, catalog)
         if q.unmatched_model and not q.others and idents and from_idents:
             # Say an unknown id back as typed ("mistralai/Ministral-8B-Instruct-2410").
             rest = q.model_words.removeprefix(from_idents)

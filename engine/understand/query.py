@@ -11,6 +11,7 @@ from engine.models import Lang, ModelSpec, Task
 class CardAsk:
     name: str
     count: int | None = None
+    several: bool = False  # "on h100s", "na kilku a100": no count, but more than one may do
 
 
 @dataclass
@@ -51,6 +52,7 @@ class Query:
     wants_cards: bool = False
     wants_card_info: bool = False
     wants_help: bool = False
+    wants_hourly: bool = False  # renting by the hour was asked about ("na godziny", "per hour")
     followup: bool = False
     truncated: bool = False
     invalid: tuple[str, str] | None = None  # a slot said with a value nobody can size (batch 0)

@@ -14,7 +14,7 @@ from engine.limits import (
     MIN_SIZE_B,
     tokens,
 )
-from engine.understand.catalog_words import CatalogWords
+from engine.understand.catalog_words import CatalogWords, names_number
 from engine.understand.patterns import (
     BATCH,
     BATCH_HINTS,
@@ -63,7 +63,7 @@ def read_numbers(q: Query, s: str, words: CatalogWords) -> tuple[str, str]:
     ):
         q.context_tokens = tokens(int_grouped(m.group(1)), m.group(2))
         s = cut(s, m)
-    elif m := CONTEXT_KM.search(s):
+    elif m := _free(CONTEXT_KM, s, words):
         q.context_tokens = tokens(num(m.group(1)), m.group(2))
         s = cut(s, m)
 
@@ -85,10 +85,18 @@ def read_numbers(q: Query, s: str, words: CatalogWords) -> tuple[str, str]:
         size_neighbor = before[before.rfind(" ") + 1 :]
         s = cut(s, m)
 
-    if q.context_tokens is None and (m := BIG_NUMBER.search(s)):
+    if q.context_tokens is None and (m := _free(BIG_NUMBER, s, words)):
         q.context_tokens = int(m.group(1))
         s = cut(s, m)
     return s, size_neighbor
+
+
+def _free(rx: re.Pattern[str], s: str, words: CatalogWords) -> re.Match[str] | None:
+    """The first match that is not part of a model name ("instruct 2507", "gemma 3 270m")."""
+    for n, m in enumerate(rx.finditer(s)):
+        if n >= 4 or not names_number(words, m.group(0), s):
+            return m
+    return None
 
 
 def read_shape(q: Query, s: str) -> str:
