@@ -382,3 +382,48 @@ async def test_no_sideways_scroll_at_320px_and_aa_contrast(
         assert ask_ratio[0][0] >= 4.5, ask_ratio
     finally:
         await server.close()
+
+
+def axe_script() -> Path | None:
+    """axe-core from the npm registry (.ci/run installs it; AXE_CORE_JS points elsewhere)."""
+    candidates = [
+        os.environ.get("AXE_CORE_JS", ""),
+        str(Path.home() / ".cache" / "vramchat-axe" / "node_modules" / "axe-core" / "axe.min.js"),
+    ]
+    return next((Path(c) for c in candidates if c and Path(c).is_file()), None)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+async def test_axe_finds_no_wcag_aa_violations(browser: Browser, catalog: Catalog, scheme: str):
+    """The answered page (math, previews and chart open) against axe-core's WCAG 2 A/AA rules."""
+    script = axe_script()
+    if script is None:
+        if os.environ.get("CI"):
+            pytest.fail("axe-core is missing and CI is set: .ci/run installs it with npm")
+        pytest.skip("axe-core not installed (npm install --prefix ~/.cache/vramchat-axe axe-core)")
+    server = await start(catalog)
+    try:
+        origin = str(server.make_url("/")).rstrip("/")
+        # bypass_csp: the page allows no inline script, and axe is injected as one
+        context = await browser.new_context(
+            color_scheme=scheme,  # type: ignore[arg-type]
+            bypass_csp=True,
+        )
+        page = await context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        await page.goto(origin + "/?q=" + "70b%20int4%20128k")
+        await expect(page.locator("#chart svg")).to_be_visible()
+        await page.get_by_label("Show the math").check()
+        await page.locator("#preview-telegram details summary").click()
+        await page.add_script_tag(path=str(script))
+        result = await page.evaluate(
+            "axe.run(document, {runOnly: {type: 'tag', values: "
+            "['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})"
+        )
+        found = [
+            (v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
+            for v in result["violations"]
+        ]
+        assert not found, found
+    finally:
+        await server.close()
