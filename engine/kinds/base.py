@@ -111,8 +111,13 @@ class Builder:
             needs_fp8=native.needs_fp8(self.cat, req) and req.task == "inference",
             attention_heads=req.model.attention_heads,
             weights_read_gb=read,
+            layer_split=self.layer_split(req),
             **native.kv_fields(req, kv_gb),
         )
+
+    def layer_split(self, req: Request) -> bool:
+        """GGUF weights run in llama.cpp, which splits a set by layers (no tensor parallel)."""
+        return req.task == "inference" and self.cat.precision_by_name[req.precision].gguf
 
     def model_notes(self, req: Request) -> None:
         m = req.model
@@ -232,14 +237,14 @@ class Builder:
             self.caveat(f"card.{code}")
         if pick.count > 1:
             assert req.model is not None
-            if req.task == "inference":
+            if req.task == "inference" and not self.layer_split(req):
                 self.caveat(
                     "tensor_parallel",
                     count=pick.count,
                     heads=req.model.attention_heads,
                     link=card.interconnect or "PCIe",
                 )
-            if card.link_gbps and card.link_gbps < 200:
+            if card.link_gbps and card.link_gbps < 200 and not self.layer_split(req):
                 self.caveat("slow_link", link=self.num(card.link_gbps))
 
     def tight_note(self, headroom_gb: float, count: int, task: str) -> None:

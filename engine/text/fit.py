@@ -109,11 +109,14 @@ def speed_lines(v: Voice, f: Fit) -> list[str]:
     """The ceiling only for hardware that holds an option; a set names the link it crosses."""
     if not f.decode_tok_s:
         return []
+    shown = (f.precision or "bf16") if f.fits or f.best is None else f.best.precision
     if f.count == 1 and f.decode_kv_tok_s:
         kv = v.num(f.decode_kv_tok_s)
         return [v.t("decode.line_kv", tok=v.num(f.decode_tok_s), kv=kv)]
     if f.count == 1:
         lines = [v.t("decode.line", tok=v.num(f.decode_tok_s))]
+    elif v.cat.precision_by_name[shown].gguf:  # llama.cpp: split by layers
+        lines = [v.t("decode.line_layers", tok=v.num(f.decode_tok_s), count=f.count)]
     else:
         lines = [
             v.t(

@@ -125,3 +125,49 @@ def test_gguf_bits_are_shown_without_padding_zeros() -> None:
     a = ask("glm 4.6 q4_k_m how much vram")
     gguf = next(n for n in a.caveats if n.code == "gguf")
     assert "4.84 bits" in gguf.text and "4.8400" not in gguf.text
+
+
+# -- GGUF on a set runs in llama.cpp, split by layers: one card's bandwidth, not the pool
+
+
+def test_gguf_on_a_set_gets_one_cards_ceiling_not_a_tensor_parallel_one() -> None:
+    a = ask("glm 4.6 q4_k_m how much vram")
+    p = a.recommendation
+    assert p is not None and p.count > 1 and a.request is not None
+    from engine import load_catalog
+
+    cat = load_catalog()
+    card = cat.card_by_name[p.card]
+    model = cat.model_by_id[a.request.model.id]  # type: ignore[union-attr]
+    active = model.active_params_b or model.params_b
+    bits = cat.precision_by_name["q4_k_m"].bits
+    assert p.decode_tok_s == pytest.approx(card.bandwidth_gbps / (active * bits / 8), rel=0.01)
+    text = _all_text(a)
+    assert "tensor parallel" not in text
+    assert "split by layers" in text
+    assert "tensor_parallel" not in [n.code for n in a.caveats]
+
+
+# -- "what would make it fit" names fewer cards at a lower precision, not only more at BF16
+
+
+def test_fewer_cards_at_a_lower_precision_are_offered_beside_more_at_bf16() -> None:
+    a = ask("can i run llama 3.3 70b on a 4090")
+    assert a.fit is not None and not a.fit.fits
+    cards = [c for c in a.fit.changes if c.change == "cards"]
+    assert (cards[0].count, cards[0].precision) == (8, "bf16")
+    fewer = cards[1]
+    assert fewer.count == 2 and fewer.precision != "bf16"
+    assert fewer.total_gb <= 48 and fewer.headroom_gb >= 0
+    # no lower precision fits one 4090 (INT4: 35.3 GB of weights + KV + 2 GB > 24 GB)
+    assert a.fit.best is None
+
+
+def test_a_set_too_small_at_any_precision_still_gets_a_card_count() -> None:
+    a = ask("2x 3090 enough for glm-4.5-air?")
+    assert a.fit is not None and not a.fit.fits and a.fit.best is None
+    cards = [c for c in a.fit.changes if c.change == "cards"]
+    assert cards, "a bigger set of the user's own card should be named"
+    c = cards[0]
+    assert c.count > 2 and c.headroom_gb >= 0 and c.total_gb <= 24 * c.count
+    assert "What would make it fit" in [s.title for s in a.sections]
