@@ -233,7 +233,7 @@ def params_for(cat: Catalog, lang: str, topic: str) -> dict[str, Any]:
             "full405_act": f.gb(training(r405, "full", 2048, 1).total),
             "regions": ", ".join(f"{r.id} {r.city}" for r in prov.regions),
         }
-    if topic in ("payment", "regions", "sales"):
+    if topic in ("payment", "regions", "sales", "discounts"):
         return _rental_params(cat, f)
     if topic == "gib":
         return {"pct": f.num((1 - 1e9 / GIB) * 100, 1)}
@@ -275,7 +275,7 @@ def faq_card(cat: Catalog, topic: str) -> Card | None:
     """The one card an FAQ answer singles out (its facts go into the answer's JSON)."""
     if topic == "cheapest_per_gb":
         return min(cat.cards, key=lambda c: c.usd_per_gb_month)
-    if topic in ("hourly_vs_monthly", "payment"):
+    if topic in ("hourly_vs_monthly", "payment", "discounts"):
         return min(cat.cards, key=lambda c: c.monthly_usd)
     return None
 
