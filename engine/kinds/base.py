@@ -242,7 +242,7 @@ class Builder:
                     "tensor_parallel",
                     count=pick.count,
                     heads=req.model.attention_heads,
-                    link=card.interconnect or "PCIe",
+                    link=self.voice.link(card.interconnect),
                 )
             if card.link_gbps and card.link_gbps < 200 and not self.layer_split(req):
                 self.caveat("slow_link", link=self.num(card.link_gbps))

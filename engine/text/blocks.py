@@ -60,7 +60,7 @@ def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
                         "decode.line_set",
                         tok=v.num(p.decode_tok_s),
                         count=p.count,
-                        link=c.interconnect or "PCIe",
+                        link=v.link(c.interconnect),
                         gbps=v.num(c.link_gbps or 0),
                     )
                 )

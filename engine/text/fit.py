@@ -123,7 +123,7 @@ def speed_lines(v: Voice, f: Fit) -> list[str]:
                 "decode.line_set",
                 tok=v.num(f.decode_tok_s),
                 count=f.count,
-                link=f.interconnect or "PCIe",
+                link=v.link(f.interconnect),
                 gbps=v.num(f.link_gbps or 0),
             )
         ]
@@ -145,7 +145,7 @@ def owned_lines(v: Voice, f: Fit, req: Request) -> list[str]:
                 key,
                 hw=hw_label(f),
                 heads=heads,
-                link=f.interconnect or "PCIe",
+                link=v.link(f.interconnect),
                 gbps=v.num(f.link_gbps or 0),
             )
         )

@@ -34,6 +34,12 @@ class Voice:
     def usd(self, value: float) -> str:
         return fmt_usd(value, self.lang)
 
+    def link(self, name: str | None) -> str:
+        """A card link's name in the reply language (cards.yaml names it in English)."""
+        name = name or "PCIe"
+        key = f"link.{name}"
+        return self._table.get(key) or self._en.get(key) or name
+
     def room(self, value: float) -> str:
         """GB to spare: a real but tiny margin reads "<0.1", never "0" (which says it does not
         fit, or fits exactly)."""

@@ -171,3 +171,22 @@ def test_a_set_too_small_at_any_precision_still_gets_a_card_count() -> None:
     c = cards[0]
     assert c.count > 2 and c.headroom_gb >= 0 and c.total_gb <= 24 * c.count
     assert "What would make it fit" in [s.title for s in a.sections]
+
+
+# -- a card link's name is in the reply language, never a raw English data label
+
+
+@pytest.mark.parametrize(
+    ("q", "word"),
+    [
+        ("which card for deepseek r1", "Infinity Fabric on the 8-card node"),
+        ("jaka karta do deepseek r1?", "Infinity Fabric w węźle 8 kart"),
+        ("deepseek r1 ต้องใช้การ์ดอะไร", "Infinity Fabric ในโหนด 8 การ์ด"),
+    ],
+)
+def test_link_names_are_translated(q: str, word: str) -> None:
+    a = ask(q)
+    assert a.recommendation is not None and a.recommendation.card == "MI300X"
+    text = _all_text(a)
+    assert word in text and "(8-card node)" not in text
+    assert a.card is None or a.card.interconnect  # the JSON keeps the data's own name
