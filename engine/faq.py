@@ -233,7 +233,7 @@ def params_for(cat: Catalog, lang: str, topic: str, named: Card | None = None) -
             "full405_act": f.gb(training(r405, "full", 2048, 1).total),
             "regions": ", ".join(f"{r.id} {r.city}" for r in prov.regions),
         }
-    if topic in ("payment", "regions", "sales"):
+    if topic in ("payment", "regions", "sales", "discounts"):
         return _rental_params(cat, f)
     if topic == "gib":
         return {"pct": f.num((1 - 1e9 / GIB) * 100, 1)}
@@ -288,7 +288,7 @@ def faq_card(cat: Catalog, topic: str, named: Card | None = None) -> Card | None
         return min(cat.cards, key=lambda c: c.usd_per_gb_month)
     if topic == "hourly_vs_monthly" and named is not None:
         return named
-    if topic in ("hourly_vs_monthly", "payment"):
+    if topic in ("hourly_vs_monthly", "payment", "discounts"):
         return min(cat.cards, key=lambda c: c.monthly_usd)
     return None
 

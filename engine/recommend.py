@@ -37,6 +37,7 @@ class Workload:
     kv_gb: float = 0.0  # the part of need_gb that is KV cache and recurrent state
     kv_heads: int | None = None  # KV heads tensor parallelism splits (None: not known)
     kv_replicated: bool = False  # an MLA latent cache: every card holds all of it
+    layer_split: bool = False  # llama.cpp (GGUF) runs a set layer by layer: no pooled bandwidth
 
 
 def kv_extra_per_card_gb(w: Workload, count: int) -> float:
@@ -71,11 +72,15 @@ def is_tight(headroom_gb: float, count: int) -> bool:
     return headroom_gb / count < TIGHT_PER_CARD_GB
 
 
-def decode_for(card: Card, count: int, weights_read_gb: float | None) -> float | None:
-    """Ceiling for a set: tensor parallelism pools bandwidth (the link cost is a caveat)."""
+def decode_for(
+    card: Card, count: int, weights_read_gb: float | None, layer_split: bool = False
+) -> float | None:
+    """Ceiling for a set: tensor parallelism pools bandwidth (the link cost is a caveat); a
+    split by layers reads each card's share in turn, so one card's bandwidth sets the pace."""
     if not weights_read_gb:
         return None
-    return decode_ceiling_tok_s(card.bandwidth_gbps * count, weights_read_gb)
+    lanes = 1 if layer_split else count
+    return decode_ceiling_tok_s(card.bandwidth_gbps * lanes, weights_read_gb)
 
 
 def make_pick(
@@ -93,7 +98,7 @@ def make_pick(
         list_usd=list_usd,
         discount_pct=pct,
         reason=reason,
-        decode_tok_s=decode_for(card, count, w.weights_read_gb),
+        decode_tok_s=decode_for(card, count, w.weights_read_gb, w.layer_split),
         hourly_usd=card.hourly_usd * count if card.hourly_usd is not None else None,
     )
 
@@ -143,7 +148,7 @@ def _options(catalog: Catalog, w: Workload) -> list[_Option]:
             and (n == 1 or set_headroom_gb(card, n, w) >= 0)
             and set_allowed(card, n, w) is None
         ):
-            decode = decode_for(card, n, w.weights_read_gb) or 0.0
+            decode = decode_for(card, n, w.weights_read_gb, w.layer_split) or 0.0
             out.append(_Option(price, -decode, n, card))
     out.sort(key=lambda o: (o.price, o.neg_decode))
     return out

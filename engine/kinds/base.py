@@ -49,6 +49,9 @@ class Builder:
     def usd(self, value: float) -> str:
         return self.voice.usd(value)
 
+    def room(self, value: float) -> str:
+        return self.voice.room(value)
+
     def num(self, value: float, decimals: int = 0) -> str:
         return self.voice.num(value, decimals)
 
@@ -108,8 +111,13 @@ class Builder:
             needs_fp8=native.needs_fp8(self.cat, req) and req.task == "inference",
             attention_heads=req.model.attention_heads,
             weights_read_gb=read,
+            layer_split=self.layer_split(req),
             **native.kv_fields(req, kv_gb),
         )
+
+    def layer_split(self, req: Request) -> bool:
+        """GGUF weights run in llama.cpp, which splits a set by layers (no tensor parallel)."""
+        return req.task == "inference" and self.cat.precision_by_name[req.precision].gguf
 
     def model_notes(self, req: Request) -> None:
         m = req.model
@@ -136,7 +144,7 @@ class Builder:
             no = [c.name for c in self.cat.cards if not c.fp8]
             self.caveat("fp8_cards", cards=", ".join(no))
         if prec.gguf:
-            self.caveat("gguf", bits=self.num(prec.bits, 4))
+            self.caveat("gguf", bits=self.num(prec.bits, _decimals(prec.bits)))
         if req.kv_dtype == "fp8":
             self.caveat("kv_fp8")
         self.native_notes(req)
@@ -164,11 +172,13 @@ class Builder:
             self.assume("ollama_tag", prec=req.precision.upper())
         lt = m.layer_types
         if lt is not None and (lt.linear or lt.mamba or lt.shared_kv or lt.none):
-            self.caveat(
+            state = recurrent_state_bytes(m)
+            self.caveat(  # no recurrent layers: no "0 MB of fixed state"
                 "hybrid_layers",
+                key=None if state else "caveat.hybrid_layers_stateless",
                 full=lt.full + lt.sliding,
                 total=m.layers,
-                state=self.num(recurrent_state_bytes(m) / 1e6, 1),
+                state=self.num(state / 1e6, 1),
             )
         native_cards = self.cat.precision_by_name[req.precision].native_cards
         if native_cards:
@@ -188,13 +198,13 @@ class Builder:
             if c.vram_gb * share >= need_gb and c.min_count == 1 and (c.fp8 or not fp8)
         ]
         if not need_gb or not roomy:
-            self.caveat("vllm_headroom", headroom=self.gb(headroom_gb))
+            self.caveat("vllm_headroom", headroom=self.room(headroom_gb))
             return
         nxt = min(roomy, key=lambda c: (c.monthly_usd, c.vram_gb))
         self.caveat(
             "vllm_headroom",
             key="caveat.vllm_headroom_next",
-            headroom=self.gb(headroom_gb),
+            headroom=self.room(headroom_gb),
             card=nxt.name,
             vram=self.gb(nxt.vram_gb),
             price=self.usd(nxt.monthly_usd),
@@ -220,26 +230,34 @@ class Builder:
     def pick_notes(self, pick: Pick, req: Request) -> None:
         card = self.cat.card_by_name[pick.card]
         if pick.tight:
-            self.caveat(
-                "tight" if pick.count == 1 else "tight_set",
-                headroom=self.gb(pick.headroom_gb),
-                per_card=self.gb(pick.headroom_gb / pick.count),
-            )
+            self.tight_note(pick.headroom_gb, pick.count, req.task)
         need = card.vram_gb * pick.count - pick.headroom_gb
         self.edge_note(card.vram_gb * pick.count, pick.headroom_gb, need, self.needs_fp8(req))
         for code in card.caveats:
             self.caveat(f"card.{code}")
         if pick.count > 1:
             assert req.model is not None
-            if req.task == "inference":
+            if req.task == "inference" and not self.layer_split(req):
                 self.caveat(
                     "tensor_parallel",
                     count=pick.count,
                     heads=req.model.attention_heads,
-                    link=card.interconnect or "PCIe",
+                    link=self.voice.link(card.interconnect),
                 )
-            if card.link_gbps and card.link_gbps < 200:
+            if card.link_gbps and card.link_gbps < 200 and not self.layer_split(req):
                 self.caveat("slow_link", link=self.num(card.link_gbps))
+
+    def tight_note(self, headroom_gb: float, count: int, task: str) -> None:
+        """Under 5 GB left: a training run grows with the sequence and batch, not with users."""
+        key = None
+        if count == 1 and task != "inference":
+            key = "caveat.tight_train"
+        self.caveat(
+            "tight" if count == 1 else "tight_set",
+            key=key,
+            headroom=self.room(headroom_gb),
+            per_card=self.room(headroom_gb / count),
+        )
 
     def needs_fp8(self, req: Request) -> bool:
         return req.task == "inference" and native.needs_fp8(self.cat, req)
@@ -249,3 +267,8 @@ class Builder:
             return None
         kvb = self.cat.kv_by_name[req.kv_dtype].bytes
         return kv_bytes_per_token(req.model, kvb, req.context_tokens)
+
+
+def _decimals(value: float) -> int:
+    """The fewest decimals (up to 4) that show ``value`` exactly: 4.84, 6.5625, 8.5."""
+    return next((d for d in range(4) if round(value, d) == round(value, 4)), 4)

@@ -12,7 +12,8 @@ from engine.kinds.sizing import training_notes
 from engine.limits import MAX_BATCH, MAX_CONTEXT_TOKENS
 from engine.recommend import is_tight, recommend, set_price
 from engine.sizing import max_batch, max_context_tokens
-from engine.text.fit import describe_fit, describe_limit
+from engine.text.fit import describe_fit
+from engine.text.limit import describe_limit
 from engine.text.voice import ctx_label
 
 
@@ -104,11 +105,7 @@ def fit(b: Builder, req: Request) -> Answer:
     alts: list[Pick] = []
     if first is not None:
         if first.tight:
-            b.caveat(
-                "tight" if first.count == 1 else "tight_set",
-                headroom=b.gb(first.headroom_gb),
-                per_card=b.gb(first.headroom_gb / first.count),
-            )
+            b.tight_note(first.headroom_gb, first.count, req.task)
         if first.fits:
             b.edge_note(first.vram_gb or 0.0, first.headroom_gb, bd.total, w.needs_fp8)
         rental = first.rental
@@ -190,7 +187,11 @@ def limit(b: Builder, req: Request) -> Answer:
                 )
             )
     b.model_notes(inf)
+    if hw.fp8:  # the hardware runs FP8: the cards left out elsewhere do not matter here
+        b.caveats = [n for n in b.caveats if n.code != "fp8_cards"]
     b.assumptions = [n for n in b.assumptions if n.code != "default_context"]
+    kv8 = inf.model_copy(update={"kv_dtype": "fp8"})
+    users_kv8 = ladder.max_users(b, hw, kv8) if mb and inf.kv_dtype != "fp8" else None
     named = hw.card.name if hw.card is not None and b.q.cards else None
     answer = Answer(
         kind="limit",
@@ -205,4 +206,4 @@ def limit(b: Builder, req: Request) -> Answer:
         ),
         kv_bytes_per_token=b.kv_per_token(inf),
     )
-    return b.finish(describe_limit(b.voice, answer))
+    return b.finish(describe_limit(b.voice, answer, b.q.wants_limit, users_kv8))

@@ -104,6 +104,8 @@ def decode(b: Builder, hw: Hardware, req: Request) -> tuple[float | None, float 
     bw = hw.bandwidth_gbps
     if bw is None or req.task != "inference" or req.model is None:
         return None, None
+    if b.layer_split(req):  # llama.cpp reads the cards' layers one after another
+        bw /= hw.count
     read = native.read_per_token_gb(b.cat, req)
     kvb = b.cat.kv_by_name[req.kv_dtype].bytes
     kv = kv_cache_gb(req.model, kvb, req.context_tokens, req.batch)
@@ -192,11 +194,49 @@ def changes(
     if 0 < mbatch < req.batch:
         fewer = req.model_copy(update={"batch": mbatch})
         out.append(_change(b, hw, "batch", fewer, hw.count))
-    if hw.card is not None and runnable(b, hw, req):
-        heads = req.model.attention_heads
-        for n in range(hw.count + 1, 9):  # tensor parallelism: n must divide the heads
-            more = card_hardware(hw.card, n)
-            if heads % n == 0 and holds(b, more, req):
-                out.append(_change(b, more, "cards", req, n))
-                break
+    if hw.card is not None:
+        out += more_cards(b, hw, req)
+    return out
+
+
+def splits(b: Builder, req: Request, n: int) -> bool:
+    """vLLM's tensor parallelism needs the KV heads to divide by n (or n by them); llama.cpp
+    (GGUF) splits by layers and takes any count."""
+    assert req.model is not None
+    kv = req.model.kv_heads
+    if b.layer_split(req) or req.model.mla or not kv:
+        return True
+    return kv % n == 0 or n % kv == 0
+
+
+def more_cards(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
+    """How many of the asked card hold it at the asked precision, and, when fewer cards would
+    do at a lower precision, that too ("2x 4090 in INT4" beside "8x 4090 in BF16")."""
+    assert hw.card is not None and req.model is not None
+    heads = req.model.attention_heads
+    counts = [n for n in range(hw.count + 1, 9) if heads % n == 0]  # TP divides the heads
+    out: list[FitChange] = []
+    same = None
+    if runnable(b, hw, req):
+        same = next(
+            (n for n in counts if splits(b, req, n) and holds(b, card_hardware(hw.card, n), req)),
+            None,
+        )
+        if same is not None:
+            out.append(_change(b, card_hardware(hw.card, same), "cards", req, same))
+    asked_bytes = b.breakdown(req).parts["weights"]
+    for n in counts:
+        if same is not None and n >= same:
+            break
+        more = card_hardware(hw.card, n)
+        lower = [
+            r
+            for r in ladder_requests(b, more, req)
+            if b.breakdown(r).parts["weights"] < asked_bytes
+            and splits(b, r, n)
+            and holds(b, more, r)
+        ]
+        if lower:
+            out.append(_change(b, more, "cards", lower[0], n))
+            break
     return out

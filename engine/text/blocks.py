@@ -49,6 +49,10 @@ def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
                 card_lines.append(v.t("decode.line_kv", tok=tok, kv=kv))
             elif p.count == 1:
                 card_lines.append(v.t("decode.line", tok=v.num(p.decode_tok_s)))
+            elif v.cat.precision_by_name[req.precision].gguf:  # llama.cpp: split by layers
+                card_lines.append(
+                    v.t("decode.line_layers", tok=v.num(p.decode_tok_s), count=p.count)
+                )
             else:
                 c = v.cat.card_by_name[p.card]
                 card_lines.append(
@@ -56,7 +60,7 @@ def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
                         "decode.line_set",
                         tok=v.num(p.decode_tok_s),
                         count=p.count,
-                        link=c.interconnect or "PCIe",
+                        link=v.link(c.interconnect),
                         gbps=v.num(c.link_gbps or 0),
                     )
                 )

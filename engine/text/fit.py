@@ -6,9 +6,8 @@ from typing import Any
 
 from engine.answer_types import Answer, Fit, FitChange, Request, Section
 from engine.native import VLLM_DEFAULT_SHARE
-from engine.sizing import GB
 from engine.text.formulas import math_lines
-from engine.text.labels import alt_line, fit_line, memory_lines, model_label, pick_line
+from engine.text.labels import alt_line, fit_line, memory_lines, pick_line
 from engine.text.labels import request_label as _request_label
 from engine.text.voice import Voice, ctx_label
 
@@ -35,7 +34,7 @@ def headline(v: Voice, a: Answer) -> str:
             request=request,
             hw=hw,
             total=v.gb(total),
-            headroom=v.gb(f.headroom_gb),
+            headroom=v.room(f.headroom_gb),
             ctx=ctx_label(f.max_context_tokens or 0),
         )
     if f.best is not None:
@@ -47,7 +46,7 @@ def headline(v: Voice, a: Answer) -> str:
             cap=v.gb(f.vram_gb or 0),
             best=f.best.precision.upper(),
             best_total=v.gb(f.best.total_gb),
-            headroom=v.gb(f.best.headroom_gb),
+            headroom=v.room(f.best.headroom_gb),
             ctx=ctx_label(f.best.max_context_tokens or 0),
         )
         return text + roomier(v, f)
@@ -71,7 +70,7 @@ def roomier(v: Voice, f: Fit) -> str:
         return ""
     for o in f.options:
         if o.fits and o.headroom_gb >= cap * VLLM_DEFAULT_SHARE:
-            total, room = v.gb(o.total_gb), v.gb(o.headroom_gb)
+            total, room = v.gb(o.total_gb), v.room(o.headroom_gb)
             return " " + v.t("ladder.roomier", prec=o.precision.upper(), total=total, headroom=room)
     return ""
 
@@ -86,7 +85,7 @@ def change_line(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
         count=c.count,
         card=f.card,
         total=v.gb(c.total_gb),
-        headroom=v.gb(c.headroom_gb),
+        headroom=v.room(c.headroom_gb),
         heads=req.model.attention_heads,
     )
 
@@ -100,7 +99,7 @@ def ladder_lines(v: Voice, f: Fit) -> list[str]:
                 key,
                 prec=o.precision.upper(),
                 total=v.gb(o.total_gb),
-                headroom=v.gb(abs(o.headroom_gb)),
+                headroom=v.room(o.headroom_gb) if o.fits else v.gb(-o.headroom_gb),
             )
         )
     return out
@@ -110,18 +109,21 @@ def speed_lines(v: Voice, f: Fit) -> list[str]:
     """The ceiling only for hardware that holds an option; a set names the link it crosses."""
     if not f.decode_tok_s:
         return []
+    shown = (f.precision or "bf16") if f.fits or f.best is None else f.best.precision
     if f.count == 1 and f.decode_kv_tok_s:
         kv = v.num(f.decode_kv_tok_s)
         return [v.t("decode.line_kv", tok=v.num(f.decode_tok_s), kv=kv)]
     if f.count == 1:
         lines = [v.t("decode.line", tok=v.num(f.decode_tok_s))]
+    elif v.cat.precision_by_name[shown].gguf:  # llama.cpp: split by layers
+        lines = [v.t("decode.line_layers", tok=v.num(f.decode_tok_s), count=f.count)]
     else:
         lines = [
             v.t(
                 "decode.line_set",
                 tok=v.num(f.decode_tok_s),
                 count=f.count,
-                link=f.interconnect or "PCIe",
+                link=v.link(f.interconnect),
                 gbps=v.num(f.link_gbps or 0),
             )
         ]
@@ -143,7 +145,7 @@ def owned_lines(v: Voice, f: Fit, req: Request) -> list[str]:
                 key,
                 hw=hw_label(f),
                 heads=heads,
-                link=f.interconnect or "PCIe",
+                link=v.link(f.interconnect),
                 gbps=v.num(f.link_gbps or 0),
             )
         )
@@ -171,7 +173,7 @@ def describe_fit(v: Voice, a: Answer) -> Answer:
         if f.fits and req.task == "inference":
             fit_lines.append(
                 v.t(
-                    "fit.limits",
+                    "fit.limits_one" if f.max_batch == 1 else "fit.limits",
                     prec=req.precision.upper(),
                     ctx=ctx_label(f.max_context_tokens or 0),
                     batch=req.batch,
@@ -209,63 +211,3 @@ def describe_fit(v: Voice, a: Answer) -> Answer:
         "math": math_lines(v, a),
     }
     return a.model_copy(update=upd)
-
-
-def describe_limit(v: Voice, a: Answer) -> Answer:
-    req, lim = a.request, a.limit
-    assert req is not None and lim is not None and a.memory_gb is not None
-    card = lim.card if lim.count == 1 else f"{lim.count}× {lim.card}"
-    lines = [
-        v.t(
-            "limit.context",
-            tokens=v.num(lim.max_context_tokens or 0),
-            label=f"{(lim.max_context_tokens or 0) / 1024:.0f}k",
-            batch=req.batch,
-        ),
-        v.t("limit.batch", batch=v.num(lim.max_batch or 0), ctx=ctx_label(req.context_tokens)),
-    ]
-    for o in lim.options:
-        lines.append(
-            v.t(
-                "limit.option",
-                prec=o.precision.upper(),
-                users=v.num(o.max_batch),
-                users_kv8=v.num(o.max_batch_kv_fp8),
-                at=ctx_label(req.context_tokens),
-                ctx=ctx_label(o.max_context_tokens),
-            )
-        )
-    key = "headline.limit"
-    params: dict[str, Any] = {"card": card, "model": model_label(v, req)}
-    if lim.options:
-        key = "headline.limit_other"
-        o = lim.options[0]
-        most = max(lim.options, key=lambda x: x.max_batch)
-        params.update(
-            best=o.precision.upper(),
-            users=v.num(o.max_batch),
-            at=ctx_label(req.context_tokens),
-            most=most.precision.upper(),
-            most_users=v.num(most.max_batch),
-        )
-    headline_text = v.t(key, prec=req.precision.upper(), **params)
-    mem = a.memory_gb
-    sections = [
-        Section.model_construct(title=v.t("section.limit"), lines=lines),
-        Section.model_construct(
-            title=v.t("section.memory"),
-            lines=[
-                v.t("mem.line", part=v.t("mem.weights"), gb=v.gb(mem["weights"])),
-                v.t("mem.line", part=v.t("mem.overhead"), gb=v.gb(mem["overhead"])),
-            ],
-        ),
-    ]
-    per_token = a.kv_bytes_per_token or 0
-    mathl = [
-        v.t(
-            "math.limit",
-            bytes=v.num(per_token),
-            free=v.num(max(0.0, (lim.max_context_tokens or 0) * per_token * req.batch / GB), 2),
-        )
-    ]
-    return a.model_copy(update={"headline": headline_text, "sections": sections, "math": mathl})

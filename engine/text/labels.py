@@ -41,7 +41,7 @@ def pick_line(v: Voice, p: Pick) -> str:
         card=p.card,
         vram=v.gb(vram),
         price=v.usd(p.monthly_usd),
-        headroom=v.gb(p.headroom_gb),
+        headroom=v.room(p.headroom_gb),
     )
     if p.discount_pct:
         text += " " + v.t("pick.discount", pct=v.num(p.discount_pct), list=v.usd(p.list_usd or 0))
@@ -83,10 +83,12 @@ def fit_line(v: Voice, f: Fit) -> str:
     key = ("fit.yes_tight" if f.tight else "fit.yes") if f.fits else "fit.no"
     if not f.fits and f.headroom_gb >= 0:  # room enough, but the weights cannot run there
         key = "fit.no_fp8"
+    elif f.card not in v.cat.card_by_name:  # a plain amount ("64 GB"): no "64 GB has 64 GB"
+        key += "_amount"
     return v.t(
         key,
         card=f.card if f.count == 1 else f"{f.count}× {f.card}",
-        headroom=v.gb(abs(f.headroom_gb)),
+        headroom=v.room(f.headroom_gb) if f.fits else v.gb(-f.headroom_gb),
         cap=v.gb(f.vram_gb or 0),
     )
 
@@ -102,6 +104,6 @@ def card_lines(v: Voice, c: Any) -> list[str]:
         v.t("card.fp8_yes" if c.fp8 else "card.fp8_no"),
         v.t("card.platform", platform=c.platform, arch=c.arch),
         v.t("card.sets", sizes=", ".join(str(n) for n in c.set_sizes) or "1", min=c.min_count),
-        v.t("card.link", link=c.interconnect or "PCIe", gbps=v.num(c.link_gbps or 0)),
+        v.t("card.link", link=v.link(c.interconnect), gbps=v.num(c.link_gbps or 0)),
         v.t("card.regions", regions=", ".join(c.regions)),
     ]

@@ -34,8 +34,25 @@ class Voice:
     def usd(self, value: float) -> str:
         return fmt_usd(value, self.lang)
 
+    def link(self, name: str | None) -> str:
+        """A card link's name in the reply language (cards.yaml names it in English)."""
+        name = name or "PCIe"
+        key = f"link.{name}"
+        return self._table.get(key) or self._en.get(key) or name
+
+    def room(self, value: float) -> str:
+        """GB to spare: a real but tiny margin reads "<0.1", never "0" (which says it does not
+        fit, or fits exactly)."""
+        return room_gb(value, self.lang)
+
     def num(self, value: float, decimals: int = 0) -> str:
         return fmt_num(value, decimals, self.lang, trim=True)
+
+
+def room_gb(value: float, lang: str) -> str:
+    if 0 < value < 0.05:
+        return "<" + fmt_num(0.1, 1, lang)
+    return fmt_gb(value, lang)
 
 
 def task_label(cat: Catalog, lang: str, task: str) -> str:

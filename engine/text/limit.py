@@ -1,0 +1,125 @@
+"""Text of the limit answers (longest context, most users on given hardware): the number that
+was asked for leads, and a precision that does not fit gives no "0 tokens" line but the
+precisions that do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.answer_types import Answer, Limit, LimitOption, Request, Section
+from engine.sizing import GB
+from engine.text.labels import model_label
+from engine.text.voice import Voice, ctx_label
+
+
+def _card(lim: Limit) -> str:
+    return lim.card if lim.count == 1 else f"{lim.count}× {lim.card}"
+
+
+def _capped(req: Request, tokens: int) -> bool:
+    assert req.model is not None
+    cap = req.model.max_context_tokens
+    return bool(cap) and tokens >= (cap or 0)
+
+
+def headline(v: Voice, req: Request, lim: Limit, asked: str | None, users_kv8: int | None) -> str:
+    """The asked limit first: "about 314 users at 8k", "up to 35k context in Q4_K_M"."""
+    params: dict[str, Any] = {
+        "card": _card(lim),
+        "model": model_label(v, req),
+        "prec": req.precision.upper(),
+        "at": ctx_label(req.context_tokens),
+    }
+    mctx, mb = lim.max_context_tokens or 0, lim.max_batch or 0
+    if mb or mctx:
+        if asked == "batch" and mb:
+            key = "headline.limit_users" if mb > 1 else "headline.limit_user_one"
+            text = v.t(key, users=v.num(mb), **params)
+            if users_kv8 and users_kv8 > mb:
+                text += v.t("headline.limit_kv8", users_kv8=v.num(users_kv8))
+            return text
+        if asked == "context":
+            key = "headline.limit_ctx_max" if _capped(req, mctx) else "headline.limit_ctx"
+            return v.t(key, ctx=ctx_label(mctx), **params)
+        return v.t("headline.limit", **params)
+    if not lim.options:
+        return v.t("headline.limit_none", **params)
+    best = lim.options[0]
+    if asked == "context":
+        longest = max(lim.options, key=lambda o: o.max_context_tokens)
+        text = v.t(
+            "headline.limit_other_ctx",
+            best=best.precision.upper(),
+            ctx=ctx_label(best.max_context_tokens),
+            **params,
+        )
+        if longest.max_context_tokens > best.max_context_tokens:
+            text += " " + v.t(
+                "headline.limit_longest",
+                prec_long=longest.precision.upper(),
+                ctx=ctx_label(longest.max_context_tokens),
+            )
+        return text
+    most = max(lim.options, key=lambda o: o.max_batch)
+    return v.t(
+        "headline.limit_other",
+        best=best.precision.upper(),
+        users=v.num(best.max_batch),
+        most=most.precision.upper(),
+        most_users=v.num(most.max_batch),
+        **params,
+    )
+
+
+def _option_line(v: Voice, o: LimitOption, req: Request) -> str:
+    return v.t(
+        "limit.option",
+        prec=o.precision.upper(),
+        users=v.num(o.max_batch),
+        users_kv8=v.num(o.max_batch_kv_fp8),
+        at=ctx_label(req.context_tokens),
+        ctx=ctx_label(o.max_context_tokens),
+    )
+
+
+def describe_limit(
+    v: Voice, a: Answer, asked: str | None = None, users_kv8: int | None = None
+) -> Answer:
+    req, lim = a.request, a.limit
+    assert req is not None and lim is not None and a.memory_gb is not None
+    mctx, mb = lim.max_context_tokens or 0, lim.max_batch or 0
+    if mctx or mb:
+        lines = [
+            v.t(
+                "limit.context",
+                tokens=v.num(mctx),
+                label=f"{mctx / 1024:.0f}k",
+                batch=req.batch,
+            ),
+            v.t("limit.batch", batch=v.num(mb), ctx=ctx_label(req.context_tokens)),
+        ]
+    else:  # nothing at the asked precision: say so once, then what does fit
+        lines = [v.t("limit.no_fit", prec=req.precision.upper(), card=_card(lim))]
+    lines += [_option_line(v, o, req) for o in lim.options]
+    mem = a.memory_gb
+    sections = [
+        Section.model_construct(title=v.t("section.limit"), lines=lines),
+        Section.model_construct(
+            title=v.t("section.memory"),
+            lines=[
+                v.t("mem.line", part=v.t("mem.weights"), gb=v.gb(mem["weights"])),
+                v.t("mem.line", part=v.t("mem.overhead"), gb=v.gb(mem["overhead"])),
+            ],
+        ),
+    ]
+    per_token = a.kv_bytes_per_token or 0
+    mathl = [
+        v.t(
+            "math.limit",
+            bytes=v.num(per_token),
+            free=v.num(max(0.0, mctx * per_token * req.batch / GB), 2),
+        )
+    ]
+    text = headline(v, req, lim, asked, users_kv8)
+    return a.model_copy(update={"headline": text, "sections": sections, "math": mathl})
