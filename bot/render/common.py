@@ -43,12 +43,12 @@ class Links:
 
 
 def _rented_card(answer: Answer, catalog: Catalog) -> str | None:
-    """The card the answer recommends or is about, when it is one of the fleet's."""
-    if answer.recommendation is not None:
-        return answer.recommendation.card
+    """The card to rent: the one asked about when it fits, else the one recommended."""
     fit = answer.fit
     if fit is not None and fit.fits and fit.card in catalog.card_by_name:
         return fit.card
+    if answer.recommendation is not None:
+        return answer.recommendation.card
     if answer.kind == "card" and answer.card is not None:
         return answer.card.name
     return None
