@@ -107,6 +107,9 @@ def compare(
     if bad is not None:
         return invalid_option(b, *bad)
     qs = top.alternatives = _share(qs)
+    vague = next((q for q in qs if q.unmatched_model and not q.has_subject), None)
+    if vague is not None:  # "which model did you mean?" comes before any comparison
+        return clarify(Builder(cat, reply_lang, vague, None))
     if len(qs) < 2:
         return _dispatch(Builder(cat, reply_lang, qs[0], None)) if qs else help_answer(b)
     return compare_kind(b, _dispatch)

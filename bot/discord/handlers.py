@@ -173,6 +173,10 @@ class VramMixin(Responder):
             options=options,
             compared=compared,
         )
+        if compared is not None and isinstance(result, Answer) and result.candidates:
+            # a vague /compare item: the names are listed, but a menu pick could not re-ask
+            # the comparison, so the person types the item again
+            result = result.model_copy(update={"candidates": []})
         owner = interaction.user.id
         return await self._reply_for(result, text, owner=owner, previous=previous, options=options)
 

@@ -86,6 +86,13 @@ async def test_compare_answers_side_by_side(fake: FakeDiscord, catalog: Catalog)
         assert cards.lang == "pl" and embed == format_embed(cards, catalog).to_dict()
         assert [i.card.name for i in cards.items if i.card] == ["H100 SXM", "A100 SXM", "MI300X"]
 
+        # a vague item asks which model was meant, listing the names (no menu to re-ask with)
+        vague = await answer(fake, slash(fake, "compare", first="lama", second="qwen2.5 7b"))
+        assert escape(ask("lama", catalog=catalog).headline) in embed_text(
+            vague["data"]["embeds"][0]
+        )
+        assert not vague["data"].get("components")
+
 
 async def test_vram_task_and_card_options_are_honoured(fake: FakeDiscord, catalog: Catalog) -> None:
     qlora = ask("13b", catalog=catalog, options=RequestOptions(task="qlora", card="RTX 4090"))
