@@ -12,6 +12,7 @@ import logging
 import math
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot import metrics
@@ -24,6 +25,7 @@ from engine import (
     Context,
     RequestOptions,
     ask,
+    compare,
     context_of,
     fleet_shrink,
     load_catalog,
@@ -99,9 +101,11 @@ class Desk:
         previous: Context | None = None,
         remember: bool = True,
         options: RequestOptions | None = None,
+        compared: Sequence[str | RequestOptions] | None = None,
     ) -> Answer | Limited:
         """Answer one question; ``previous`` overrides the chat's remembered context, and
-        ``options`` are the values the adapter holds as fields (they win over the text)."""
+        ``options`` are the values the adapter holds as fields (they win over the text).
+        With ``compared`` the answer puts those items side by side (``text`` is unused)."""
         rid = uuid.uuid4().hex[:8]
         if user_key is not None:
             wait = await self.store.hit(f"{platform}:{user_key}", self.rate_per_minute, 60.0)
@@ -114,9 +118,12 @@ class Desk:
         if prev is None and key is not None:
             prev = await self.store.get_context(key)
         start = time.perf_counter()
-        answer = ask(
-            text, lang, locale=locale, catalog=self.catalog, previous=prev, options=options
-        )
+        if compared is not None:
+            answer = compare(compared, lang, locale=locale, catalog=self.catalog, options=options)
+        else:
+            answer = ask(
+                text, lang, locale=locale, catalog=self.catalog, previous=prev, options=options
+            )
         elapsed = time.perf_counter() - start
         ctx = context_of(answer)
         if remember and key is not None and ctx is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -50,6 +51,9 @@ class Settings(BaseSettings):
     vramchat_redis_url: SecretStr | None = None
     vramchat_rate_per_minute: int = Field(default=20, ge=1)
     vramchat_followup_ttl_s: float = Field(default=1800, gt=0)
+    # link buttons under answers (hidden when unset); the rent URL may hold {card}
+    vramchat_rent_url: str | None = None
+    vramchat_sales_url: str | None = None
 
     # web desk
     vramchat_host: str = "127.0.0.1"
@@ -82,6 +86,21 @@ class Settings(BaseSettings):
     def _shards(cls, v: str) -> str:
         if v != "auto" and not (v.isdigit() and int(v) >= 1):
             raise ValueError("DISCORD_SHARDS must be 'auto' or a positive number")
+        return v
+
+    @field_validator("vramchat_rent_url", "vramchat_sales_url")
+    @classmethod
+    def _link(cls, v: str | None) -> str | None:
+        """A link button must open a real web page: https only, no spaces, and no
+        placeholder but ``{card}`` (the card's name, filled in per answer)."""
+        if v is None or not v.strip():
+            return None
+        v = v.strip()
+        parts = urlsplit(v.replace("{card}", "card"))
+        if parts.scheme != "https" or not parts.hostname or any(c.isspace() for c in v):
+            raise ValueError(f"must be an https:// address such as https://example.com/, not {v!r}")
+        if "{" in parts.geturl() or "}" in parts.geturl():
+            raise ValueError("the only placeholder allowed is {card}")
         return v
 
     @model_validator(mode="after")

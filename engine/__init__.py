@@ -1,11 +1,12 @@
 """vramchat's pure core: catalog, sizing arithmetic, card rules, parsing and the Answer.
 
 Adapters call :func:`ask` (free text, plus :class:`RequestOptions` for values they already
-hold as fields) and render the :class:`Answer`; nothing here does network I/O, reads the
+hold as fields) or :func:`compare` (several things side by side) and render the
+:class:`Answer`; nothing here does network I/O, reads the
 environment or imports a platform library. Everything an adapter needs is named here.
 """
 
-from engine.answer import ask, context_of, default_catalog
+from engine.answer import ask, compare, context_of, default_catalog
 from engine.answer_types import (
     Answer,
     BudgetOption,
@@ -77,6 +78,7 @@ __all__ = [
     "VramchatError",
     "ask",
     "card_info",
+    "compare",
     "context_of",
     "default_catalog",
     "fleet_shrink",

@@ -8,13 +8,14 @@ conversation complete it (:mod:`engine.request`), and this module picks the kind
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
 from engine.answer_types import Answer, Context, Request
 from engine.catalog import Catalog, load_catalog
 from engine.i18n import pick_lang
 from engine.kinds.base import Builder
-from engine.kinds.compare import compare
+from engine.kinds.compare import compare as compare_kind
 from engine.kinds.fit import fit, limit
 from engine.kinds.fleet import budget, card, cards, what_fits
 from engine.kinds.sizing import sizing
@@ -22,15 +23,22 @@ from engine.kinds.talk import clarify, faq, faq_index, help_answer, invalid_opti
 from engine.models import Lang
 from engine.recommend import set_allowed, set_headroom_gb
 from engine.request import RequestOptions, apply_options, build_request
-from engine.understand import parse
+from engine.understand import Query, parse
 
 __all__ = [
     "Context",
     "RequestOptions",
     "ask",
+    "compare",
     "context_of",
     "default_catalog",
 ]
+
+MAX_COMPARE = 4  # items side by side, as many as a typed "X vs Y vs Z vs W"
+# What one compared item says and another leaves out is shared ("llama 70b" vs "qwen 72b"
+# with one precision), like the slots of a typed "X vs Y".
+_SHARED = ("precision", "context_tokens", "kv_dtype", "batch")
+_SUBJECT = ("model", "model_score", "others", "model_words", "size_b", "pasted", "shape")
 
 _FAQ_INDEX = re.compile(r"^\s*/?(?:faq|pytania|czesto zadawane|คำถามที่พบบ่อย)\s*[?!.]*\s*$", re.I)
 
@@ -63,7 +71,82 @@ def ask(
         return invalid_option(b, code, keys.replace(",", ", "))
     if q.invalid is not None and getattr(options, q.invalid[0], None) is None:
         return invalid_option(b, *q.invalid)  # "batch 0" was said: not "you did not say"
+    if options is not None and (options.kind or options.faq_topic):
+        return _named_kind(b, options)
     return _dispatch(b)
+
+
+def compare(
+    items: Sequence[str | RequestOptions],
+    lang: str | None = None,
+    *,
+    locale: str | None = None,
+    catalog: Catalog | None = None,
+    options: RequestOptions | None = None,
+) -> Answer:
+    """Answer two or more things side by side (a /compare command): each item is a person's
+    own words ("llama 3.1 8b", "h100") or typed options; ``options`` apply to every item.
+
+    Each item is answered as if asked alone, with what another item says and it leaves out
+    shared (a model, a precision), then the kind "compare" puts them side by side with one
+    verdict, exactly as a typed "X vs Y" would be answered."""
+    cat = catalog or default_catalog()
+    qs: list[Query] = []
+    bad: tuple[str, str] | None = None
+    for item in items[:MAX_COMPARE]:
+        q = parse(item if isinstance(item, str) else "", cat)
+        q.alternatives = []  # an item is one thing, even when its words say "or"
+        for o in (item, options):
+            if isinstance(o, RequestOptions) and bad is None:
+                bad = apply_options(q, o, cat)
+        qs.append(q)
+    forced = pick_lang(lang)
+    said = next((q.lang for q in qs if q.lang), None)
+    reply_lang: Lang = forced or said or pick_lang(locale) or "en"
+    top = Query(text="", lang=reply_lang, alternatives=qs)
+    b = Builder(cat, reply_lang, top, None)
+    if bad is not None:
+        return invalid_option(b, *bad)
+    qs = top.alternatives = _share(qs)
+    vague = next((q for q in qs if q.unmatched_model and not q.has_subject), None)
+    if vague is not None:  # "which model did you mean?" comes before any comparison
+        return clarify(Builder(cat, reply_lang, vague, None))
+    if len(qs) < 2:
+        return _dispatch(Builder(cat, reply_lang, qs[0], None)) if qs else help_answer(b)
+    return compare_kind(b, _dispatch)
+
+
+def _share(qs: list[Query]) -> list[Query]:
+    """Fill each item's unsaid slots from the first item that says them. The model is shared
+    only into items that name no model at all (a card alone), never over a vague name; a
+    model compared with cards ("70b int4", "4090", "5090") is that model on each card."""
+    hardware = [q for q in qs if q.cards or q.vram_gb]
+    models = [q for q in qs if q.has_subject and q not in hardware]
+    keep = hardware if len(models) == 1 and hardware and len(hardware) + 1 == len(qs) else qs
+    subject = next((q for q in qs if q.has_subject), None)
+    for q in qs:
+        if subject is not None and not q.has_subject and not q.model_words.strip():
+            for name in _SUBJECT:
+                setattr(q, name, getattr(subject, name))
+        for name in _SHARED:
+            if getattr(q, name) is None:
+                src = next((o for o in qs if getattr(o, name) is not None), None)
+                if src is not None:
+                    setattr(q, name, getattr(src, name))
+        if q.task is None and (src := next((o for o in qs if o.task), None)) is not None:
+            q.task, q.task_generic = src.task, src.task_generic
+    return keep
+
+
+def _named_kind(b: Builder, options: RequestOptions) -> Answer:
+    """The answer kind an adapter asked for by name (/gpus, /card X, /faq X, /help)."""
+    if options.kind == "cards":
+        return cards(b)
+    if options.kind == "card" and b.q.cards:
+        return card(b, b.q.cards[0].name)
+    if b.q.faq_topic is not None:
+        return faq(b, b.q.faq_topic)
+    return help_answer(b)
 
 
 def context_of(answer: Answer) -> Context | None:
@@ -101,7 +184,7 @@ def _dispatch(b: Builder) -> Answer:
     if q.wants_help or (not q.text and not q.has_subject and not refines):
         return help_answer(b)
     if q.alternatives:  # "X vs Y": each alternative answered alone, side by side
-        return compare(b, _dispatch)
+        return compare_kind(b, _dispatch)
     if q.wants_cards and not q.has_subject:
         return cards(b)
     if _FAQ_INDEX.match(q.text):

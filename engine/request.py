@@ -42,6 +42,9 @@ class RequestOptions:
     ``model_id`` is a catalog model id: a model picked from a list, or the candidate a person
     chose after a "which model did you mean?" answer (ask the same text again with it).
     ``context_tokens`` is a count (131072) or as typed in a form ("128k", "1M").
+    ``kind`` asks for one answer kind whatever the text says (a command such as /gpus):
+    ``"cards"`` (the fleet), ``"card"`` (the card in ``card``), ``"faq"`` (``faq_topic``)
+    or ``"help"``; a ``faq_topic`` alone also asks for that FAQ answer.
     """
 
     model_id: str | None = None
@@ -52,6 +55,12 @@ class RequestOptions:
     task: str | None = None
     card: str | None = None
     count: int | None = None
+    kind: str | None = None
+    faq_topic: str | None = None
+
+
+#: The answer kinds an adapter may ask for by name (:attr:`RequestOptions.kind`).
+KINDS: tuple[str, ...] = ("cards", "card", "faq", "help")
 
 
 def _whole(value: object) -> int | None:
@@ -65,6 +74,19 @@ def _context(value: int | str) -> int | None:
     if isinstance(value, str):
         return parse_token_count(value)
     return _whole(value)
+
+
+def _kind(q: Query, o: RequestOptions, cat: Catalog) -> tuple[str, str] | None:
+    """Check the answer kind asked for by name and the FAQ topic it may need."""
+    if o.kind is not None and (o.kind not in KINDS or (o.kind == "card" and o.card is None)):
+        return "kind", o.kind
+    if o.faq_topic is not None:
+        if o.faq_topic not in {t.id for t in cat.faq} or o.kind not in (None, "faq"):
+            return "faq_topic", o.faq_topic
+        q.faq_topic = o.faq_topic
+    elif o.kind == "faq":
+        return "faq_topic", ""
+    return None
 
 
 def apply_options(q: Query, o: RequestOptions, cat: Catalog) -> tuple[str, str] | None:
@@ -101,6 +123,8 @@ def apply_options(q: Query, o: RequestOptions, cat: Catalog) -> tuple[str, str] 
         if o.task not in TASKS:
             return "task", o.task
         q.task, q.task_generic = cast(Task, o.task), False
+    if (bad := _kind(q, o, cat)) is not None:
+        return bad
     count = None
     if o.count is not None and (count := _whole(o.count)) is None:
         return "count", str(o.count)

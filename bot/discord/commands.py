@@ -15,11 +15,20 @@ from discord import app_commands
 from discord.app_commands import TranslationContextLocation
 
 from bot.desk import Desk
-from engine import MAX_CHOICE_CHARS, Catalog, pick_lang, t
+from engine import MAX_CHOICE_CHARS, Catalog, RequestOptions, pick_lang, t
 
-__all__ = ["CONTEXT_HINTS", "PRECISIONS", "CommandHost", "VramTranslator", "register_commands"]
+__all__ = [
+    "CONTEXT_HINTS",
+    "PRECISIONS",
+    "TASKS",
+    "CommandHost",
+    "VramTranslator",
+    "register_commands",
+]
 
 PRECISIONS = ("bf16", "fp16", "fp8", "int8", "int4", "q4_k_m", "q8_0")
+TASKS = ("inference", "full", "lora", "qlora")  # the engine's task names
+MAX_COUNT = 64
 CONTEXT_HINTS = ("4k", "8k", "16k", "32k", "64k", "128k", "256k", "1M")
 MAX_BATCH = 100_000
 CHOICES_MAX = 25
@@ -34,21 +43,24 @@ class CommandHost(Protocol):
     def tree(self) -> app_commands.CommandTree[Any]: ...
 
     async def cmd_vram(
-        self,
-        interaction: discord.Interaction[Any],
-        query: str,
-        precision: str | None,
-        context: str | None,
-        batch: int | None,
+        self, interaction: discord.Interaction[Any], query: str, options: RequestOptions
     ) -> None: ...
 
-    async def cmd_fixed(self, interaction: discord.Interaction[Any], text: str) -> None: ...
+    async def cmd_compare(
+        self, interaction: discord.Interaction[Any], items: list[str], options: RequestOptions
+    ) -> None: ...
+
+    async def cmd_named(
+        self, interaction: discord.Interaction[Any], options: RequestOptions
+    ) -> None: ...
 
     async def cmd_reload(self, interaction: discord.Interaction[Any]) -> None: ...
 
     def query_choices(self, current: str) -> list[app_commands.Choice[str]]: ...
 
     def card_choices(self, current: str) -> list[app_commands.Choice[str]]: ...
+
+    def item_choices(self, current: str) -> list[app_commands.Choice[str]]: ...
 
     def context_choices(self, current: str) -> list[app_commands.Choice[str]]: ...
 
@@ -84,16 +96,156 @@ class VramTranslator(app_commands.Translator):
 # --------------------------------------------------------------------------- commands
 
 
+def _context(value: str | None) -> str | None:
+    """A ``context:`` option as typed; the engine reads it ("128k") or refuses it."""
+    return value.strip()[:40] if value is not None else None
+
+
+def _everywhere(command: Any) -> Any:
+    """Usable in servers, DMs and group DMs, and by people who install the app for
+    themselves (Discord's user install), not only where a server admin added the bot."""
+    command = app_commands.allowed_installs(guilds=True, users=True)(command)
+    return app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)(command)
+
+
+def _autocomplete(
+    command: Any, option: str, choices: Callable[[str], list[app_commands.Choice[str]]]
+) -> None:
+    """Complete ``option`` of ``command`` with ``choices`` (a bot method)."""
+
+    async def complete(
+        interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        return choices(current)
+
+    command.autocomplete(option)(complete)
+
+
+def _sizing_commands(
+    bot: CommandHost,
+    text: Callable[[str], app_commands.locale_str],
+    precision_choices: list[app_commands.Choice[str]],
+) -> None:
+    """/vram, /fit and /compare: the commands that size something, with typed options."""
+    tree = bot.tree
+    task_choices = [app_commands.Choice(name=text(f"dc.task.{task}"), value=task) for task in TASKS]
+
+    @tree.command(name=text("dc.cmd.vram.name"), description=text("dc.cmd.vram.desc"))
+    @_everywhere
+    @app_commands.rename(
+        query=text("dc.opt.query.name"),
+        precision=text("dc.opt.precision.name"),
+        context=text("dc.opt.context.name"),
+        batch=text("dc.opt.batch.name"),
+        task=text("dc.opt.task.name"),
+        card=text("dc.opt.card.name"),
+    )
+    @app_commands.describe(
+        query=text("dc.opt.query.desc"),
+        precision=text("dc.opt.precision.desc"),
+        context=text("dc.opt.context.desc"),
+        batch=text("dc.opt.batch.desc"),
+        task=text("dc.opt.task.desc"),
+        card=text("dc.opt.card.desc"),
+    )
+    @app_commands.choices(precision=precision_choices, task=task_choices)
+    async def vram(
+        interaction: discord.Interaction[Any],
+        query: str,
+        precision: str | None = None,
+        context: str | None = None,
+        batch: app_commands.Range[int, 1, MAX_BATCH] | None = None,
+        task: str | None = None,
+        card: str | None = None,
+    ) -> None:
+        options = RequestOptions(
+            precision=precision,
+            context_tokens=_context(context),
+            batch=batch,
+            task=task,
+            card=card.strip()[:80] if card else None,
+        )
+        await bot.cmd_vram(interaction, query, options)
+
+    _autocomplete(vram, "query", bot.query_choices)
+    _autocomplete(vram, "context", bot.context_choices)
+    _autocomplete(vram, "card", bot.card_choices)
+
+    @tree.command(name=text("dc.cmd.fit.name"), description=text("dc.cmd.fit.desc"))
+    @_everywhere
+    @app_commands.rename(
+        model=text("dc.opt.model.name"),
+        card=text("dc.opt.card.name"),
+        count=text("dc.opt.count.name"),
+        precision=text("dc.opt.precision.name"),
+        context=text("dc.opt.context.name"),
+    )
+    @app_commands.describe(
+        model=text("dc.opt.model.desc"),
+        card=text("dc.opt.card.desc"),
+        count=text("dc.opt.count.desc"),
+        precision=text("dc.opt.precision.desc"),
+        context=text("dc.opt.context.desc"),
+    )
+    @app_commands.choices(precision=precision_choices)
+    async def fit(
+        interaction: discord.Interaction[Any],
+        model: str,
+        card: str,
+        count: app_commands.Range[int, 1, MAX_COUNT] | None = None,
+        precision: str | None = None,
+        context: str | None = None,
+    ) -> None:
+        options = RequestOptions(
+            card=card.strip()[:80],
+            count=count,
+            precision=precision,
+            context_tokens=_context(context),
+        )
+        await bot.cmd_vram(interaction, model, options)
+
+    _autocomplete(fit, "model", bot.query_choices)
+    _autocomplete(fit, "card", bot.card_choices)
+    _autocomplete(fit, "context", bot.context_choices)
+
+    @tree.command(name=text("dc.cmd.compare.name"), description=text("dc.cmd.compare.desc"))
+    @_everywhere
+    @app_commands.rename(
+        first=text("dc.opt.first.name"),
+        second=text("dc.opt.second.name"),
+        third=text("dc.opt.third.name"),
+        precision=text("dc.opt.precision.name"),
+        context=text("dc.opt.context.name"),
+    )
+    @app_commands.describe(
+        first=text("dc.opt.first.desc"),
+        second=text("dc.opt.second.desc"),
+        third=text("dc.opt.third.desc"),
+        precision=text("dc.opt.precision.desc"),
+        context=text("dc.opt.context.desc"),
+    )
+    @app_commands.choices(precision=precision_choices)
+    async def compare(
+        interaction: discord.Interaction[Any],
+        first: str,
+        second: str,
+        third: str | None = None,
+        precision: str | None = None,
+        context: str | None = None,
+    ) -> None:
+        items = [i.strip() for i in (first, second, third) if i and i.strip()]
+        options = RequestOptions(precision=precision, context_tokens=_context(context))
+        await bot.cmd_compare(interaction, items, options)
+
+    for option in ("first", "second", "third"):
+        _autocomplete(compare, option, bot.item_choices)
+    _autocomplete(compare, "context", bot.context_choices)
+
+
 def register_commands(bot: CommandHost) -> None:
     """Every slash command in one place; texts are message keys so they localize."""
     catalog = bot.desk.catalog
     tree = bot.tree
-
-    def everywhere(command: Any) -> Any:
-        """Usable in servers, DMs and group DMs, and by people who install the app for
-        themselves (Discord's user install), not only where a server admin added the bot."""
-        command = app_commands.allowed_installs(guilds=True, users=True)(command)
-        return app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)(command)
 
     def text(key: str) -> app_commands.locale_str:
         return app_commands.locale_str(t(catalog, "en", key), key=key)
@@ -109,73 +261,34 @@ def register_commands(bot: CommandHost) -> None:
         )
         for topic in catalog.faq[:CHOICES_MAX]
     ]
-
-    @tree.command(name=text("dc.cmd.vram.name"), description=text("dc.cmd.vram.desc"))
-    @everywhere
-    @app_commands.rename(
-        query=text("dc.opt.query.name"),
-        precision=text("dc.opt.precision.name"),
-        context=text("dc.opt.context.name"),
-        batch=text("dc.opt.batch.name"),
-    )
-    @app_commands.describe(
-        query=text("dc.opt.query.desc"),
-        precision=text("dc.opt.precision.desc"),
-        context=text("dc.opt.context.desc"),
-        batch=text("dc.opt.batch.desc"),
-    )
-    @app_commands.choices(precision=precision_choices)
-    async def vram(
-        interaction: discord.Interaction[Any],
-        query: str,
-        precision: str | None = None,
-        context: str | None = None,
-        batch: app_commands.Range[int, 1, MAX_BATCH] | None = None,
-    ) -> None:
-        await bot.cmd_vram(interaction, query, precision, context, batch)
-
-    @vram.autocomplete("query")
-    async def vram_query(
-        interaction: discord.Interaction[Any], current: str
-    ) -> list[app_commands.Choice[str]]:
-        return bot.query_choices(current)
-
-    @vram.autocomplete("context")
-    async def vram_context(
-        interaction: discord.Interaction[Any], current: str
-    ) -> list[app_commands.Choice[str]]:
-        return bot.context_choices(current)
+    _sizing_commands(bot, text, precision_choices)
 
     @tree.command(name=text("dc.cmd.gpus.name"), description=text("dc.cmd.gpus.desc"))
-    @everywhere
+    @_everywhere
     async def gpus(interaction: discord.Interaction[Any]) -> None:
-        await bot.cmd_fixed(interaction, "gpus")
+        await bot.cmd_named(interaction, RequestOptions(kind="cards"))
 
     @tree.command(name=text("dc.cmd.card.name"), description=text("dc.cmd.card.desc"))
-    @everywhere
+    @_everywhere
     @app_commands.rename(name=text("dc.opt.name.name"))
     @app_commands.describe(name=text("dc.opt.name.desc"))
     async def card(interaction: discord.Interaction[Any], name: str) -> None:
-        await bot.cmd_fixed(interaction, f"card {name}")
+        await bot.cmd_named(interaction, RequestOptions(kind="card", card=name.strip()[:80]))
 
-    @card.autocomplete("name")
-    async def card_name(
-        interaction: discord.Interaction[Any], current: str
-    ) -> list[app_commands.Choice[str]]:
-        return bot.card_choices(current)
+    _autocomplete(card, "name", bot.card_choices)
 
     @tree.command(name=text("dc.cmd.faq.name"), description=text("dc.cmd.faq.desc"))
-    @everywhere
+    @_everywhere
     @app_commands.rename(topic=text("dc.opt.topic.name"))
     @app_commands.describe(topic=text("dc.opt.topic.desc"))
     @app_commands.choices(topic=faq_choices)
     async def faq(interaction: discord.Interaction[Any], topic: str) -> None:
-        await bot.cmd_fixed(interaction, f"/faq {topic}")
+        await bot.cmd_named(interaction, RequestOptions(kind="faq", faq_topic=topic))
 
     @tree.command(name=text("dc.cmd.help.name"), description=text("dc.cmd.help.desc"))
-    @everywhere
+    @_everywhere
     async def help_(interaction: discord.Interaction[Any]) -> None:
-        await bot.cmd_fixed(interaction, "help")
+        await bot.cmd_named(interaction, RequestOptions(kind="help"))
 
     @tree.command(name=text("dc.cmd.reload.name"), description=text("dc.cmd.reload.desc"))
     @app_commands.default_permissions(manage_guild=True)

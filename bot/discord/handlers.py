@@ -27,6 +27,7 @@ from bot.discord.respond import NO_MENTIONS, Reply, Responder, ready
 from bot.lifecycle import apology, reload_off_loop, report
 from bot.logs import REQUEST_ID
 from bot.memo import ButtonMemo, Memos, alternative_options, candidate_options
+from bot.render.common import Links, link_buttons
 from bot.render.discord import escape, format_embed, format_limited
 from bot.render.discord_components import AltButton, MathButton, ModelSelect, format_view
 from bot.settings import Settings
@@ -103,6 +104,14 @@ class VramMixin(Responder):
     def catalog(self) -> Catalog:
         return self.desk.catalog
 
+    @property
+    def links(self) -> Links:
+        """The link buttons' URLs from the settings (unset: no button)."""
+        return Links(self.settings.vramchat_rent_url, self.settings.vramchat_sales_url)
+
+    def links_for(self, answer: Answer) -> bool:
+        return bool(link_buttons(answer, self.catalog, self.links))
+
     def lang_of(self, interaction: discord.Interaction[Any]) -> str:
         return pick_lang(interaction.locale.value) or "en"
 
@@ -126,13 +135,13 @@ class VramMixin(Responder):
             return Reply(content=escape(result.text or result.headline), ephemeral=True)
         embed = format_embed(result, self.catalog)
         view = None
-        if result.math or result.alternatives or result.candidates:
+        if result.math or result.alternatives or result.candidates or self.links_for(result):
             memo = ButtonMemo(
                 question, result.lang, previous, result, result, options=options, owner=str(owner)
             )
             token = self.memos.add(memo)
             await self.memos.save(token)
-            view = format_view(result, self.catalog, token)
+            view = format_view(result, self.catalog, token, links=self.links)
         if result.kind == "help":
             name = self.user.name if self.user else "vramchat"
             embed.add_field(
@@ -150,6 +159,7 @@ class VramMixin(Responder):
         lang: str | None = None,
         previous: Context | None = None,
         options: RequestOptions | None = None,
+        compared: list[str] | None = None,
     ) -> Reply:
         """The desk's answer for this interaction's user, rendered."""
         result = await self.desk.answer(
@@ -161,7 +171,12 @@ class VramMixin(Responder):
             lang=lang,
             previous=previous,
             options=options,
+            compared=compared,
         )
+        if compared is not None and isinstance(result, Answer) and result.candidates:
+            # a vague /compare item: the names are listed, but a menu pick could not re-ask
+            # the comparison, so the person types the item again
+            result = result.model_copy(update={"candidates": []})
         owner = interaction.user.id
         return await self._reply_for(result, text, owner=owner, previous=previous, options=options)
 
@@ -176,23 +191,23 @@ class VramMixin(Responder):
 
     # -- commands (registered in build_bot)
     async def cmd_vram(
-        self,
-        interaction: discord.Interaction[Any],
-        query: str,
-        precision: str | None,
-        context: str | None,
-        batch: int | None,
+        self, interaction: discord.Interaction[Any], query: str, options: RequestOptions
     ) -> None:
-        options = RequestOptions(
-            precision=precision,
-            context_tokens=context.strip()[:40] if context is not None else None,
-            batch=batch,
-        )
+        """/vram and /fit: the person's words with the typed options (they win)."""
         await self.respond(interaction, self.ask(interaction, query, options=options))
 
-    async def cmd_fixed(self, interaction: discord.Interaction[Any], text: str) -> None:
-        """Commands whose question is fixed: answered in the user's Discord language."""
-        work = self.ask(interaction, text, lang=self.lang_of(interaction))
+    async def cmd_compare(
+        self, interaction: discord.Interaction[Any], items: list[str], options: RequestOptions
+    ) -> None:
+        """/compare: each item in the person's own words, the shared options typed."""
+        work = self.ask(interaction, " | ".join(items), options=options, compared=items)
+        await self.respond(interaction, work)
+
+    async def cmd_named(
+        self, interaction: discord.Interaction[Any], options: RequestOptions
+    ) -> None:
+        """/gpus, /card, /faq, /help: an answer kind asked for by name, in the user's language."""
+        work = self.ask(interaction, "", lang=self.lang_of(interaction), options=options)
         await self.respond(interaction, work)
 
     async def cmd_reload(self, interaction: discord.Interaction[Any]) -> None:
@@ -227,6 +242,18 @@ class VramMixin(Responder):
             app_commands.Choice(name=name, value=value)
             for name, value in suggest_cards(self.catalog, current, CHOICES_MAX)
         ]
+
+    def item_choices(self, current: str) -> list[app_commands.Choice[str]]:
+        """/compare items: what was typed, then matching cards and model completions."""
+        typed = self.query_choices(current)
+        cards = self.card_choices(current) if current.strip() else []
+        seen: set[str] = set()
+        out: list[app_commands.Choice[str]] = []
+        for choice in [*typed[:1], *cards[:5], *typed[1:]]:
+            if choice.value not in seen and len(out) < CHOICES_MAX:
+                seen.add(choice.value)
+                out.append(choice)
+        return out
 
     @staticmethod
     def context_choices(current: str) -> list[app_commands.Choice[str]]:
@@ -263,7 +290,7 @@ class VramMixin(Responder):
             memo.math = True
             await self.memos.save(token)
             embed = format_embed(answer, self.catalog, math=True)
-            view = format_view(answer, self.catalog, token, math_shown=True)
+            view = format_view(answer, self.catalog, token, math_shown=True, links=self.links)
             await self.respond(interaction, ready(Reply(embed=embed, view=view)), edit=True)
         elif action == "alt" and value.isdigit() and int(value) < len(answer.alternatives):
             options = alternative_options(answer.alternatives[int(value)])

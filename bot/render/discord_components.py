@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 import discord
 
+from bot.render.common import Links, link_buttons
 from bot.render.discord import (
     ALT_BUTTONS_MAX,
     ELLIPSIS,
@@ -19,9 +20,16 @@ from bot.render.discord import (
     _clip,
     has_details,
 )
-from engine import Answer, Catalog, t
+from engine import Answer, Catalog, Pick, fmt_usd, t
 
-__all__ = ["AltButton", "ComponentHandler", "MathButton", "ModelSelect", "format_view"]
+__all__ = [
+    "AltButton",
+    "ComponentHandler",
+    "MathButton",
+    "ModelSelect",
+    "alt_label",
+    "format_view",
+]
 
 
 class ComponentHandler(Protocol):
@@ -136,10 +144,32 @@ class ModelSelect(
         await _dispatch(interaction, "pick", self.token, values[0] if values else "")
 
 
+def alt_label(pick: Pick, catalog: Catalog, lang: str) -> str:
+    """ "4× RTX A6000 · $1,216/mo": the set and what it costs, so the choice is informed."""
+    price = t(catalog, lang, "short.per_month", price=fmt_usd(pick.monthly_usd, lang))
+    if pick.precision:
+        return t(
+            catalog,
+            lang,
+            "dc.button.alt_precision",
+            count=pick.count,
+            card=pick.card,
+            precision=pick.precision.upper(),
+            price=price,
+        )
+    return t(catalog, lang, "dc.button.alt", count=pick.count, card=pick.card, price=price)
+
+
 def format_view(
-    answer: Answer, catalog: Catalog, token: str, *, math_shown: bool = False
+    answer: Answer,
+    catalog: Catalog,
+    token: str,
+    *,
+    math_shown: bool = False,
+    links: Links | None = None,
 ) -> discord.ui.View | None:
-    """Buttons for the math and up to two alternative cards, or the menu for a vague model.
+    """Buttons for the math and up to two alternative cards, or the menu for a vague model;
+    then the link buttons (rent the card, talk to sales) whose URLs are set.
 
     ``timeout=None`` and dynamic items only: nothing per message is kept by discord.py.
     """
@@ -156,16 +186,7 @@ def format_view(
         key = "dc.button.details_math" if answer.math else "dc.button.details"
         view.add_item(MathButton(token, t(catalog, lang, key)))
     for i, alt in enumerate(answer.alternatives[:ALT_BUTTONS_MAX]):
-        if alt.precision:
-            label = t(
-                catalog,
-                lang,
-                "dc.button.alt_precision",
-                count=alt.count,
-                card=alt.card,
-                precision=alt.precision.upper(),
-            )
-        else:
-            label = t(catalog, lang, "dc.button.alt", count=alt.count, card=alt.card)
-        view.add_item(AltButton(token, i, label))
+        view.add_item(AltButton(token, i, alt_label(alt, catalog, lang)))
+    for label, url in link_buttons(answer, catalog, links):
+        view.add_item(discord.ui.Button(label=_clip(label, LABEL_MAX), url=url))
     return view if view.children else None

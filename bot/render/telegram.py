@@ -15,6 +15,7 @@ from typing import Literal
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
+from bot.render.common import Links, link_buttons
 from bot.render.common import footer as prices_footer
 from bot.render.short import detail_blocks, short_lines
 from engine import Answer, Catalog, Pick, fmt_usd, t
@@ -290,8 +291,10 @@ def keyboard(
     *,
     math_shown: bool = False,
     back: bool = False,
+    links: Links | None = None,
 ) -> InlineKeyboardMarkup | None:
-    """Buttons under an answer: the math toggle, up to two alternatives, or the candidates."""
+    """Buttons under an answer: the math toggle, up to two alternatives, or the candidates;
+    then the link buttons (rent the card, talk to sales) whose URLs are set."""
     lang = answer.lang
     rows: list[list[InlineKeyboardButton]] = []
     if answer.kind == "clarify":
@@ -309,4 +312,6 @@ def keyboard(
     if back:
         label = t(catalog, lang, "tg.button.back")
         rows.append([InlineKeyboardButton(label, callback_data=callback_data("b", ref))])
+    for label, url in link_buttons(answer, catalog, links):
+        rows.append([InlineKeyboardButton(shorten(label, 60), url=url)])
     return InlineKeyboardMarkup(rows) if rows else None

@@ -33,6 +33,7 @@ from bot.desk import Desk
 from bot.lifecycle import Signals, boot, close_store, fatal
 from bot.logs import redact
 from bot.memo import ButtonMemo, Memos
+from bot.render.common import Links
 from bot.settings import Settings
 from bot.telegram.base import ALLOWED_UPDATES, PLATFORM, TgApp, message_key
 from bot.telegram.delivery import (
@@ -102,7 +103,8 @@ def build_application(settings: Settings, desk: Desk) -> TgApp:
     """The PTB application with every handler; no network until it is started."""
     token = settings.require_telegram()
     quiet_library_logs()
-    handlers = TelegramHandlers(desk)
+    links = Links(settings.vramchat_rent_url, settings.vramchat_sales_url)
+    handlers = TelegramHandlers(desk, links=links)
 
     async def post_init(app: TgApp) -> None:
         try:

@@ -32,6 +32,7 @@ from bot.desk import Desk, Limited
 from bot.lifecycle import apology, reload_off_loop, report
 from bot.logs import REQUEST_ID
 from bot.memo import ButtonMemo, Memos, alternative_options, candidate_options
+from bot.render.common import Links
 from bot.render.telegram import (
     MAX_ALT_BUTTONS,
     alt_label,
@@ -86,9 +87,10 @@ def _article(
 class TelegramHandlers:
     """The bot's behaviour: one instance per application, holding the desk and button state."""
 
-    def __init__(self, desk: Desk, shown: Memos | None = None) -> None:
+    def __init__(self, desk: Desk, shown: Memos | None = None, links: Links | None = None) -> None:
         self.desk = desk
         self.shown = shown or Memos(PLATFORM, store=desk.store)
+        self.links = links  # the rent / sales link buttons' URLs (None: no link buttons)
 
     @property
     def catalog(self) -> Catalog:
@@ -148,7 +150,8 @@ class TelegramHandlers:
         memo = ButtonMemo(text, result.lang, previous, result, result, options=options)
         ref = self.shown.add(memo)
         await self.shown.save(ref)
-        sent = await self._reply(message, format_html(result, cat), keyboard(result, cat, ref))
+        markup = keyboard(result, cat, ref, links=self.links)
+        sent = await self._reply(message, format_html(result, cat), markup)
         await self._remember(chat_id, sent.message_id, result)
 
     async def trace(self, update: Update, context: Ctx) -> None:
@@ -179,7 +182,7 @@ class TelegramHandlers:
 
     async def gpus(self, update: Update, context: Ctx) -> None:
         """/gpus: the fleet and its monthly prices."""
-        await self._ask(update, "gpus")
+        await self._ask(update, "", options=RequestOptions(kind="cards"))
 
     async def card(self, update: Update, context: Ctx) -> None:
         """/card <name>: one card in detail."""
@@ -191,7 +194,7 @@ class TelegramHandlers:
             lang = _lang(update.effective_user)
             await self._reply(message, format_notice(t(self.catalog, lang, "tg.card.usage")))
             return
-        await self._ask(update, f"card {name}")
+        await self._ask(update, "", options=RequestOptions(kind="card", card=name[:80]))
 
     async def faq(self, update: Update, context: Ctx) -> None:
         """/faq [topic]: one answer, or the list of topics when none (or an unknown one) is given."""
@@ -201,7 +204,7 @@ class TelegramHandlers:
         words = _argument(message.text).split()
         topic = words[0].lower() if words else ""
         if topic and topic in {entry.id for entry in self.catalog.faq}:
-            await self._ask(update, f"faq {topic}")
+            await self._ask(update, "", options=RequestOptions(kind="faq", faq_topic=topic))
             return
         lang = _lang(update.effective_user)
         topics = format_faq_topics(self.catalog, lang)
@@ -305,7 +308,7 @@ class TelegramHandlers:
         """Edit the pressed message to show the memo's current answer and its buttons."""
         cat = self.catalog
         back = memo.current is not memo.original
-        markup = keyboard(memo.current, cat, ref, math_shown=memo.math, back=back)
+        markup = keyboard(memo.current, cat, ref, math_shown=memo.math, back=back, links=self.links)
         try:
             await query.edit_message_text(
                 format_html(memo.current, cat, math=memo.math),
@@ -339,7 +342,8 @@ class TelegramHandlers:
             if example:
                 await self._ask(update, example, lang=key)
         elif action == "f" and key in {entry.id for entry in self.catalog.faq}:
-            await self._ask(update, f"faq {key}", lang=_lang(update.effective_user))
+            options = RequestOptions(kind="faq", faq_topic=key)
+            await self._ask(update, "", lang=_lang(update.effective_user), options=options)
 
     # -- inline mode
 

@@ -11,6 +11,8 @@ from engine.kinds.base import Builder
 from engine.limits import MAX_SIZE_B, MIN_SIZE_B
 from engine.refs import card_info
 
+HELP_EXAMPLES = (1, 2, 3, 4, 5)  # message keys help.example_<n>: questions people type
+
 
 def faq(b: Builder, topic: str) -> Answer:
     named = b.cat.card_by_name.get(b.q.cards[0].name) if len(b.q.cards) == 1 else None
@@ -63,11 +65,7 @@ def help_answer(b: Builder, not_understood: bool = False, bad_size: bool = False
     lines = [
         b.t("help.intro"),
         b.t("help.examples"),
-        "• 70b int4 128k",
-        "• llama 3.1 70b fp8 32k batch 8",
-        "• does qwen2.5 32b fit on a 4090?",
-        "• qlora 13b",
-        "• card a40",
+        *(f"• {b.t(f'help.example_{n}')}" for n in HELP_EXAMPLES),  # in the reader's words
         b.t("help.defaults"),
     ]
     return b.finish(Answer(kind="help", headline=head, sections=[Section(title="", lines=lines)]))

@@ -61,10 +61,10 @@ async def test_login_and_command_sync_payload(fake: FakeDiscord, catalog: Catalo
         (sync,) = fake.command_syncs
         assert sync.path == f"/applications/{fake.application_id}/commands"  # global
         cmds = {c["name"]: c for c in sync.json}
-        assert set(cmds) == {"vram", "gpus", "card", "faq", "help", "reload"}
+        assert set(cmds) == {"vram", "fit", "compare", "gpus", "card", "faq", "help", "reload"}
 
         opts = {o["name"]: o for o in cmds["vram"]["options"]}
-        assert list(opts) == ["query", "precision", "context", "batch"]
+        assert list(opts) == ["query", "precision", "context", "batch", "task", "card"]
         assert opts["query"]["required"] and opts["query"]["autocomplete"]
         assert opts["query"]["name_localizations"] == {"pl": "zapytanie", "th": "คำถาม"}
         assert [c["value"] for c in opts["precision"]["choices"]] == [
@@ -118,7 +118,7 @@ async def test_owner_mention_syncs_and_others_cannot(fake: FakeDiscord, catalog:
         await fake.dispatch("MESSAGE_CREATE", fake.message_create("sync", author_id=owner))
         await fake.wait_for(lambda: len(fake.channel_messages) == 2)
         assert len(fake.command_syncs) == 1
-        assert fake.channel_messages[1].json["content"].startswith("Synced 6 commands")
+        assert fake.channel_messages[1].json["content"].startswith("Synced 8 commands")
 
 
 # --------------------------------------------------------------------------- answers
@@ -526,7 +526,7 @@ async def test_commands_can_be_user_installed(fake: FakeDiscord, catalog: Catalo
     async with fake.running(make_bot(make_settings(), make_desk(catalog), sync=True), token=TOKEN):
         (sync,) = fake.command_syncs
         cmds = {c["name"]: c for c in sync.json}
-        for name in ("vram", "gpus", "card", "faq", "help"):
+        for name in ("vram", "fit", "compare", "gpus", "card", "faq", "help"):
             assert sorted(cmds[name]["integration_types"]) == [0, 1], name  # guild, user
             assert sorted(cmds[name]["contexts"]) == [0, 1, 2], name  # guild, bot DM, group DM
         assert 1 not in (cmds["reload"].get("integration_types") or [0])

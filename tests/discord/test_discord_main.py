@@ -151,7 +151,7 @@ async def test_vram_discord_process_answers_like_vram_ask(
         _, err_bytes = await asyncio.wait_for(proc.communicate(), 20)
     err = err_bytes.decode()
     assert proc.returncode == 0, err
-    assert "synced 6 slash commands to guild" in err
+    assert "synced 8 slash commands to guild" in err
     assert "data reloaded" in err
     assert TOKEN not in err
     assert "Traceback" not in err, err

@@ -107,7 +107,11 @@ def test_view_for_sizing_clarify_and_help(catalog: Catalog) -> None:
     assert [c["custom_id"] for c in rows] == [
         f"vc:math:{TOKEN}", f"vc:alt:{TOKEN}:0", f"vc:alt:{TOKEN}:1",
     ]  # fmt: skip
-    assert [c["label"] for c in rows] == ["Details and the math", "4× RTX A6000", "2× A40"]
+    # alternative buttons carry the set's monthly price, as the engine quotes it
+    assert [c["label"] for c in rows] == [
+        "Details and the math", "4× RTX A6000 · $1,067/mo", "2× A40 · $456/mo",
+    ]  # fmt: skip
+    assert [round(a.monthly_usd) for a in sizing.alternatives[:2]] == [1067, 456]
     shown = format_view(sizing, catalog, TOKEN, math_shown=True)
     assert shown is not None and len(shown.children) == 2
 
@@ -130,7 +134,7 @@ def test_lower_precision_alternative_label_and_long_candidates(catalog: Catalog)
     view = format_view(a, catalog, TOKEN)
     assert view is not None
     labels = [c["label"] for c in view.to_components()[0]["components"]]
-    assert labels == [t(catalog, "pl", "dc.button.details_math"), "2× A40 w INT4"]
+    assert labels == [t(catalog, "pl", "dc.button.details_math"), "2× A40 w INT4 · $456/mies."]
 
     cands = [Candidate(id="m" * 150, name="n" * 150, score=90)]
     menu = format_view(Answer(kind="clarify", candidates=cands), catalog, TOKEN)

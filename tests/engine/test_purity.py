@@ -90,6 +90,7 @@ def test_public_api_is_pinned() -> None:
         "VramchatError",
         "ask",
         "card_info",
+        "compare",
         "context_of",
         "default_catalog",
         "fleet_shrink",

@@ -7,12 +7,14 @@ from __future__ import annotations
 import pytest
 
 from bot.render import footer, quotes_price
+from bot.render.common import Links, link_buttons
 from bot.render.discord import escape as dc_escape
 from bot.render.discord import format_details, format_embed
 from bot.render.discord_components import format_view
 from bot.render.short import MAX_SHORT_CHARS, MAX_SHORT_LINES, units
 from bot.render.telegram import format_html
-from engine import Answer, Catalog, ask, load_catalog
+from bot.render.telegram import keyboard as tg_keyboard
+from engine import Answer, Catalog, RequestOptions, ask, compare, load_catalog
 from engine.models import LANGS
 from engine.rounding import fmt_usd
 
@@ -176,3 +178,58 @@ def test_tight_pick_offers_the_safer_cheaper_set(catalog: Catalog) -> None:
     assert first == "✅ 1× A100 SXM · $990/mo · tight: 0.1 GB left"
     assert second.endswith("needs 79.9 GB")
     assert third == "Safer and cheaper: 2× A40 · $456/mo · 16.1 GB to spare"
+
+
+# Typed requests: /compare items and the named kinds of /gpus, /card and /faq.
+COMPARED = [
+    (["llama 3.1 8b", "qwen2.5 7b"], RequestOptions(context_tokens="32k")),
+    (["h100", "a100", "mi300x"], None),
+    (["70b int4", "4090", "a100"], None),
+    (["llama 3.1 70b", "qwen2.5 72b", "mixtral 8x7b"], RequestOptions(precision="int4")),
+    (["lama", "qwen2.5 7b"], None),
+]
+NAMED = [
+    RequestOptions(kind="cards"),
+    RequestOptions(kind="card", card="mi300x"),
+    RequestOptions(kind="faq", faq_topic="sales"),
+    RequestOptions(kind="help"),
+]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_typed_requests_keep_the_short_form(catalog: Catalog, lang: str) -> None:
+    answers = [compare(items, lang, catalog=catalog, options=o) for items, o in COMPARED]
+    answers += [ask("", lang, catalog=catalog, options=o) for o in NAMED]
+    for answer in answers:
+        assert answer.lang == lang
+        shown, whole = tg_short(answer, catalog)
+        check_short(shown, answer, catalog)
+        check_short(dc_short(answer, catalog), answer, catalog)
+        if answer.kind == "compare":  # the verdict leads; every item's row is in the message
+            assert answer.verdict and answer.verdict in shown.split("\n")[0]
+            for line in answer.sections[0].lines:
+                assert line.replace("@", "@\u2060") in whole
+
+
+def test_link_buttons_follow_the_answer(catalog: Catalog) -> None:
+    links = Links(rent="https://r.example/{card}/go", sales="https://s.example/")
+    sizing = ask("70b int4 128k", catalog=catalog)
+    assert link_buttons(sizing, catalog, links) == [
+        ("Rent A100 SXM", "https://r.example/A100%20SXM/go")
+    ]
+    assert link_buttons(sizing, catalog, None) == []
+    assert link_buttons(sizing, catalog, Links(sales="https://s.example/")) == []
+    cluster = ask("405b full fine-tune", "pl", catalog=catalog)
+    assert cluster.cluster_nodes and link_buttons(cluster, catalog, links) == [
+        ("Porozmawiaj z działem sprzedaży", "https://s.example/")
+    ]
+    no_fit = ask("does 405b bf16 fit on a 4090", catalog=catalog)
+    assert no_fit.fit is not None and not no_fit.fit.fits
+    rented = [url for _, url in link_buttons(no_fit, catalog, links)]
+    assert "RTX%204090" not in " ".join(rented)  # never a card that does not hold it
+    for q in ("help", "faq kv_cache", "llama 3.1"):
+        assert link_buttons(ask(q, catalog=catalog), catalog, links) == [], q
+    markup = tg_keyboard(sizing, catalog, "abcd1234", links=links)
+    assert markup is not None
+    urls = [b.url for row in markup.inline_keyboard for b in row if b.url]
+    assert urls == ["https://r.example/A100%20SXM/go"]
