@@ -18,7 +18,7 @@ from engine.understand import MAX_QUERY_CHARS, clean, detect_lang, parse
 
 CAT = load_catalog()
 KINDS = {
-    "sizing", "fit", "card", "cards", "faq", "clarify", "help", "limit", "budget", "capacity", "error",
+    "sizing", "fit", "compare", "card", "cards", "faq", "clarify", "help", "limit", "budget", "capacity", "error",
 }  # fmt: skip
 
 SPECIAL = [
