@@ -93,7 +93,12 @@ def kv_bytes_per_token(
     growing once the window is full, so their share depends on the context length; only layers
     whose cache grows with context count (see ``_grow_layers``).
     """
-    full, sliding = _grow_layers(model)
+    lt = model.layer_types  # _grow_layers, inlined: this runs for every probe of a search
+    if lt is not None:
+        full, sliding = lt.full, lt.sliding
+    else:
+        sliding = model.sliding_layers
+        full = model.layers - sliding
     if model.mla is not None:
         latent = model.mla.kv_lora_rank + model.mla.qk_rope_head_dim
         return (full + sliding) * latent * kv_bytes
@@ -126,6 +131,8 @@ def recurrent_state_bytes(model: ModelRef) -> float:
 def kv_cache_gb(model: ModelRef, kv_bytes: float, context_tokens: int, batch: int) -> float:
     """The per-token cache for the whole context plus each sequence's fixed recurrent state."""
     grow = kv_bytes_per_token(model, kv_bytes, context_tokens) * context_tokens
+    if model.recurrent_state is None:  # no fixed state: the common case, without the call
+        return (grow + 0.0) * batch / GB
     return (grow + recurrent_state_bytes(model)) * batch / GB
 
 

@@ -1,0 +1,105 @@
+"""The string fast path of ``fmt_num`` must give the very text the ``Decimal`` path gives.
+
+Every number an answer shows goes through ``fmt_num``; the fast path rounds the float's repr
+digits half up as a string, so it is checked against ``Decimal`` over a wide range of values,
+every decimal count the engine uses, both ``trim`` settings and every language.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import InvalidOperation
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.rounding import _decimal_text, _fast_text, fmt_gb, fmt_num, fmt_usd
+
+FINITE = st.floats(allow_nan=False, allow_infinity=False)
+DISPLAYED = st.one_of(
+    st.floats(min_value=1e-4, max_value=1e6),
+    st.floats(min_value=1e-4, max_value=9e15),
+    st.just(0.0),
+    st.integers(min_value=0, max_value=10**15).map(lambda n: n / 1000),  # exact ties: x.xx5
+    st.integers(min_value=0, max_value=10**9).map(lambda n: n / 8),  # binary ties: .125, .5
+)
+
+
+uncached = fmt_num.__wrapped__  # the cache keys 0.0 and -0.0 alike: compare the function itself
+
+
+def reference(value: float, decimals: int, lang: str, trim: bool) -> str:
+    text = _decimal_text(value, decimals, trim)
+    group, point = {"pl": ("\u00a0", ",")}.get(lang, (",", "."))
+    return text.replace(",", "\0").replace(".", point).replace("\0", group)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(DISPLAYED, st.integers(min_value=0, max_value=4), st.booleans())
+def test_fast_path_equals_decimal_on_displayed_values(
+    value: float, decimals: int, trim: bool
+) -> None:
+    fast = _fast_text(value, decimals, trim)
+    assert fast is not None  # these are the values the fast path exists for
+    assert fast == _decimal_text(value, decimals, trim)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(FINITE, st.integers(min_value=0, max_value=6), st.booleans())
+def test_fast_path_equals_decimal_or_declines(value: float, decimals: int, trim: bool) -> None:
+    fast = _fast_text(value, decimals, trim)
+    if fast is None:
+        assert value < 0 or math.copysign(1, value) < 0 or "e" in repr(value)
+    else:
+        assert fast == _decimal_text(value, decimals, trim)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.one_of(FINITE, DISPLAYED, st.sampled_from([math.inf, -math.inf, math.nan])),
+    st.integers(min_value=0, max_value=3),
+    st.sampled_from(["en", "pl", "th", "xx"]),
+    st.booleans(),
+)
+def test_fmt_num_equals_the_decimal_formatting(
+    value: float, decimals: int, lang: str, trim: bool
+) -> None:
+    try:
+        expected = reference(value, decimals, lang, trim)
+    except InvalidOperation:  # trimming a float beyond 28 digits: the Decimal path's own limit
+        with pytest.raises(InvalidOperation):
+            uncached(value, decimals, lang, trim)
+        return
+    assert uncached(value, decimals, lang, trim) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "decimals", "trim", "text"),
+    [
+        (21.125, 2, False, "21.13"),  # half up on the decimal value, not half to even
+        (0.05, 1, False, "0.1"),
+        (2.675, 2, False, "2.68"),  # repr 2.675 (binary 2.67499...): the decimal value rules
+        (999.95, 1, False, "1,000.0"),
+        (1234567.0, 0, False, "1,234,567"),
+        (40.0, 1, True, "40"),
+        (39.96, 1, True, "40"),
+        (0.0, 2, False, "0.00"),
+        (-0.04, 1, False, "-0.0"),  # negatives keep Decimal's sign (the Decimal path)
+        (1e16, 0, False, "10,000,000,000,000,000"),
+        (1e-7, 2, False, "0.00"),
+    ],
+)
+def test_known_values(value: float, decimals: int, trim: bool, text: str) -> None:
+    assert fmt_num(value, decimals, "en", trim) == text
+    assert _decimal_text(value, decimals, trim) == text
+
+
+def test_languages_and_wrappers() -> None:
+    assert fmt_num(1234.5, 1, "pl") == "1\u00a0234,5"
+    assert fmt_num(1234.5, 1, "th") == "1,234.5"
+    assert fmt_gb(140.04, "en") == "140"
+    assert fmt_gb(15.0, "pl") == "15"
+    assert fmt_gb(15.05, "pl") == "15,1"
+    assert fmt_usd(12.5) == "$12.50"
+    assert fmt_usd(1999.5) == "$2,000"
