@@ -52,7 +52,9 @@ def rss_mb(pid: int) -> float:
 
 # Deployed code runs from compiled bytecode (pip and the Dockerfile write .pyc files); a
 # shell that sets PYTHONDONTWRITEBYTECODE would recompile every module on every start.
-ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+# The cache folder is chosen by HOME below alone (no VRAMCHAT_CACHE_DIR, no XDG_CACHE_HOME).
+UNSET = {"PYTHONDONTWRITEBYTECODE", "VRAMCHAT_CACHE_DIR", "XDG_CACHE_HOME"}
+ENV = {k: v for k, v in os.environ.items() if k not in UNSET}
 # Token shapes the start-up checks accept (the fakes accept any token they are given).
 TELEGRAM_TOKEN = "123456789:AAEhBOweik6ad9r_QXMENQjcrGbqCr4K-qw"
 DISCORD_TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.GrObUs.abcdefghijklmnopqrstuvwxyz987654"

@@ -55,12 +55,14 @@ def t(catalog: Catalog, lang: str, key: str, **params: Any) -> str:
 
 
 def cache_dir(args: argparse.Namespace | None = None) -> Path | None:
-    """Where the validated catalog is cached: ``--cache-dir``, else ~/.cache/vramchat;
+    """Where the validated catalog is cached: ``--cache-dir``, else VRAMCHAT_CACHE_DIR, else
+    $XDG_CACHE_HOME/vramchat or ~/.cache/vramchat (:func:`bot.paths.cache_dir`);
     ``--no-cache`` turns it off (every start then validates the data files in full)."""
+    from bot.paths import cache_dir as resolve
+
     if args is not None and getattr(args, "no_cache", False):
         return None
-    given = getattr(args, "cache_dir", None) if args is not None else None
-    return Path(given) if given else Path(os.path.expanduser("~")) / ".cache" / "vramchat"
+    return resolve(getattr(args, "cache_dir", None) if args is not None else None)
 
 
 def _catalog(args: argparse.Namespace) -> Catalog:
@@ -219,28 +221,56 @@ def cmd_check_data(args: argparse.Namespace) -> int:
     return 0
 
 
-def _settings() -> Settings:
+def cmd_cache_build(args: argparse.Namespace) -> int:
+    """Validate in full, then write the cache for every price book (the image runs this at
+    build time so a container starts from it); exit 1 when nothing could be written."""
+    from engine import load_catalog
+
+    where = cache_dir(args)
+    if where is None:
+        print("vram: cache-build needs a cache folder (not --no-cache)", file=sys.stderr)
+        return 1
+    data_dir = args.data_dir or _env_data_dir()
+    full = load_catalog(data_dir)  # the full validation first, with its precise messages
+    for book in dict.fromkeys([full.price_book, *full.price_books]):
+        load_catalog(data_dir, book, cache_dir=where)
+    written = sorted(where.glob("catalog-*.pickle")) if where.is_dir() else []
+    if not written or not os.access(where, os.W_OK):
+        print(f"vram: cannot write the catalog cache in {where}", file=sys.stderr)
+        return 1
+    print(f"cache ok: {len(written)} catalog file(s) in {where}")
+    return 0
+
+
+def _settings(args: argparse.Namespace | None = None) -> Settings:
+    """The services' settings; ``--cache-dir``/``--no-cache`` given on the command line win."""
+    from bot.paths import OFF
     from bot.settings import load_settings
 
-    return load_settings()
+    settings = load_settings()
+    if args is not None and getattr(args, "no_cache", False):
+        settings.vramchat_cache_dir = OFF
+    elif args is not None and getattr(args, "cache_dir", None):
+        settings.vramchat_cache_dir = args.cache_dir
+    return settings
 
 
 def cmd_telegram(args: argparse.Namespace) -> int:
     from bot.telegram.app import main
 
-    return main(_settings())
+    return main(_settings(args))
 
 
 def cmd_discord(args: argparse.Namespace) -> int:
     from bot.discord.app import main
 
-    return main(_settings(), sync=args.sync)
+    return main(_settings(args), sync=args.sync)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from bot.web.app import run
 
-    settings = _settings()
+    settings = _settings(args)
     if args.host:
         settings.vramchat_host = args.host
     if args.port:
@@ -272,7 +302,8 @@ def build_parser() -> argparse.ArgumentParser:
             "--cache-dir",
             default=None if top else argparse.SUPPRESS,
             metavar="DIR",
-            help="where the validated data is cached (default: ~/.cache/vramchat)",
+            help="where the validated data is cached (default: VRAMCHAT_CACHE_DIR, else "
+            "$XDG_CACHE_HOME/vramchat or ~/.cache/vramchat)",
         )
         sp.add_argument(
             "--no-cache",
@@ -345,6 +376,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     m.set_defaults(func=cmd_models)
     add("check-data", "validate every data file").set_defaults(func=cmd_check_data)
+    add("cache-build", "validate the data, then write the catalog cache").set_defaults(
+        func=cmd_cache_build
+    )
     add("telegram", "run the Telegram bot").set_defaults(func=cmd_telegram)
     d = add("discord", "run the Discord bot")
     d.add_argument("--sync", action="store_true", help="sync slash commands, then run")

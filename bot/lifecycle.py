@@ -2,8 +2,10 @@
 
 Each adapter supplies only what differs (its token check, its serving loop); the rest is here:
 
-- :func:`boot`: validate, load ``data/`` and build the :class:`bot.desk.Desk`; a bad setting
-  or data file is one line on stderr and exit code 2, before anything connects.
+- :func:`boot`: validate, load ``data/`` (from the validated-catalog cache when it holds
+  exactly these files: a container starts from the one built into the image) and build the
+  :class:`bot.desk.Desk`; a bad setting or data file is one line on stderr and exit code 2,
+  before anything connects.
 - :func:`reload_off_loop` and :class:`Signals`: SIGHUP re-reads the data in a worker thread
   (a reload takes tens of milliseconds; the event loop keeps answering meanwhile); SIGINT and
   SIGTERM ask the serving loop to stop.
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 from bot import metrics
 from bot.desk import Desk, desk_for, error_reference
 from bot.logs import setup_logging
+from bot.paths import cache_dir
 from bot.settings import Settings, SettingsError
 from engine import Catalog, CatalogError, load_catalog, t
 
@@ -48,7 +51,10 @@ def boot(settings: Settings, program: str, check: Callable[[], object] | None = 
     try:
         if check is not None:
             check()
-        catalog = load_catalog(settings.vramchat_data_dir, settings.vramchat_price_book)
+        cache = cache_dir(settings.vramchat_cache_dir)
+        catalog = load_catalog(
+            settings.vramchat_data_dir, settings.vramchat_price_book, cache_dir=cache
+        )
     except SettingsError as exc:
         fatal(program, str(exc))
         return 2
@@ -57,10 +63,19 @@ def boot(settings: Settings, program: str, check: Callable[[], object] | None = 
         return 2
     setup_logging(settings)
     try:
-        return desk_for(settings, catalog)
+        desk = desk_for(settings, catalog)
     except SettingsError as exc:
         fatal(program, str(exc))
         return 2
+    log.info(
+        "data: %d cards, %d models, prices as of %s (%s book); catalog cache: %s",
+        len(catalog.cards),
+        len(catalog.models),
+        catalog.prices_as_of,
+        catalog.price_book,
+        cache or "off",
+    )
+    return desk
 
 
 async def reload_off_loop(desk: Desk) -> str | None:

@@ -42,6 +42,9 @@ class Settings(BaseSettings):
 
     # common
     vramchat_data_dir: Path | None = None
+    # the validated-catalog cache: a folder, or "off"; unset: $XDG_CACHE_HOME/vramchat or
+    # ~/.cache/vramchat (bot.paths.cache_dir, which the CLI uses too)
+    vramchat_cache_dir: str | None = None
     vramchat_price_book: Literal["monthly", "hourly"] = "monthly"
     vramchat_log_format: Literal["text", "json"] = "text"
     vramchat_log_level: str = "INFO"

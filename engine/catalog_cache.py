@@ -112,19 +112,26 @@ def read(path: Path, want: bytes) -> object | None:
 
 
 def write(path: Path, key: bytes, obj: object) -> None:
-    """Write atomically (a reader sees the old file or the whole new one); failures are fine."""
+    """Write atomically (a reader sees the old file or the whole new one); failures are fine.
+
+    The temporary file comes first, so a read-only folder (a cache built into an image,
+    with data that changed since) costs no pickling, only the failed open.
+    """
     try:
         import tempfile  # only when writing: it costs a few ms to import
 
-        payload = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)  # may fail: then no cache
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".catalog-", suffix=".tmp")
+    except OSError:  # read-only or missing home, read-only image: no cache, same answer
+        return
+    try:
         try:
             with os.fdopen(fd, "wb") as f:
+                payload = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
                 f.write(key + blake2b(payload, digest_size=_DIGEST).digest() + payload)
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-    except Exception:  # read-only home, full disk, unpicklable contents: no cache, same answer
+    except Exception:  # full disk, unpicklable contents: no cache, same answer
         return

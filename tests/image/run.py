@@ -18,8 +18,10 @@ import os
 import re
 import secrets
 import shlex
+import shutil
 import signal
 import sys
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -40,6 +42,7 @@ QUESTION = "70b int4 128k"
 DISCORD_TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.GaBcDe.abcdefghijklmnopqrstuvwxyz012345"
 STOP_WITHIN_S = 10.0
 RUN_ID = f"vramchat-it-{os.getpid()}"
+CACHE = "/app/.cache/vramchat"  # the catalog cache the image builds (deploy/Dockerfile)
 
 
 class Failed(Exception):
@@ -119,7 +122,7 @@ async def wait_until(check: Callable[[], Awaitable[bool]], timeout: float, what:
 async def vram_outside(*args: str) -> str:
     """The same question asked on this machine, outside any container."""
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot.cli", *args, cwd=ROOT,
+        sys.executable, "-m", "bot.cli", "--no-cache", *args, cwd=ROOT,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     out, err = await asyncio.wait_for(proc.communicate(), 60)
@@ -136,6 +139,23 @@ async def hardened(podman: Podman, container: str, service: str) -> None:
     expect(rc != 0 and "Read-only" in err, f"{service}: a write to /app fails ({err.strip()})")
 
 
+def imported(stderr: str, module: str) -> bool:
+    """Whether ``python -X importtime`` output (PYTHONPROFILEIMPORTTIME=1) lists ``module``."""
+    return re.search(rf"^import time:.*\|\s*{re.escape(module)}\s*$", stderr, re.M) is not None
+
+
+async def started_from_cache(podman: Podman, container: str, service: str) -> None:
+    """The running service parsed no YAML: the image's pyyaml has libyaml (checked first),
+    which the engine's loader uses, so a parse would have mapped ``_yaml`` into the process."""
+    _, pid, _ = await podman("inspect", "--format", "{{.State.Pid}}", container)
+    maps = Path(f"/proc/{pid.strip()}/maps").read_text(encoding="utf-8", errors="replace")
+    logs = await podman.logs(container)
+    expect(
+        "_yaml" not in maps and f"catalog cache: {CACHE}" in logs,
+        f"{service}: started from the image's catalog cache (libyaml never loaded)",
+    )
+
+
 async def healthy(podman: Podman, container: str, service: str, *extra: str) -> bool:
     rc, _, _ = await podman.exec(container, "vram", "healthcheck", service, *extra)
     return rc == 0
@@ -148,6 +168,52 @@ async def stops_on_sigterm(podman: Podman, container: str, service: str) -> floa
         f"{service}: SIGTERM stops it in {elapsed:.1f} s, exit code {code}",
     )
     return elapsed
+
+
+# --------------------------------------------------------------------------- the cache
+
+
+async def test_prebuilt_cache(podman: Podman) -> None:
+    """`vram ask` in a read-only container answers from the catalog cache built into the
+    image without parsing YAML or trying to write; other data is validated, not failed on."""
+    print("catalog cache built into the image", flush=True)
+    run = ["run", "--rm", "--network=host", "--read-only", "--cap-drop=ALL"]
+    rc, out, err = await podman(
+        *run, podman.image, "sh", "-c", f"ls {CACHE}; cat {CACHE}/* >/dev/null"
+    )
+    files = [f for f in out.split() if f.startswith("catalog-") and f.endswith(".pickle")]
+    expect(rc == 0 and len(files) >= 2, f"{len(files)} cache files readable by the image's user")
+    code = "import yaml; print(yaml.__with_libyaml__)"
+    _, out, _ = await podman(*run, podman.image, "python3", "-c", code)
+    expect(out.strip() == "True", "the image's pyyaml has libyaml (what the engine parses with)")
+    expected = json.loads(await vram_outside("ask", "--format", "json", QUESTION))
+    profile = ["-e", "PYTHONPROFILEIMPORTTIME=1"]
+    for env, how in (([], ""), (["-e", "VRAMCHAT_CACHE_DIR="], ", VRAMCHAT_CACHE_DIR blank")):
+        ask_ = ["vram", "ask", "--format", "json", QUESTION]
+        rc, out, err = await podman(*run, *profile, *env, podman.image, *ask_)
+        expect(rc == 0 and json.loads(out) == expected, f"vram ask inside answers as outside{how}")
+        expect(
+            imported(err, "engine.catalog_cache")
+            and not imported(err, "yaml")
+            and not imported(err, "tempfile"),
+            f"... from the prebuilt cache: yaml never imported, no write attempted{how}",
+        )
+    with tempfile.TemporaryDirectory(prefix="vramchat-it-data-") as tmp:
+        data = Path(tmp) / "data"
+        shutil.copytree(ROOT / "data", data)
+        cards = data / "cards.yaml"
+        cards.write_text(cards.read_text("utf-8").replace("monthly_usd: 990", "monthly_usd: 991"))
+        os.chmod(tmp, 0o755)
+        want = json.loads(
+            await vram_outside("--data-dir", str(data), "ask", "--format", "json", QUESTION)
+        )
+        mount = ["-v", f"{data}:/app/data:ro"]
+        rc, out, err = await podman(*run, *profile, *mount, podman.image, *ask_)
+        expect(
+            rc == 0 and json.loads(out) == want and want != expected and "Traceback" not in err,
+            "other data mounted: validated at start and answered (the read-only cache unused)",
+        )
+        expect(imported(err, "yaml"), "... and that start did parse the YAML (the check can fail)")
 
 
 # --------------------------------------------------------------------------- the desk
@@ -174,6 +240,7 @@ async def test_desk(podman: Podman, timings: dict[str, float]) -> None:
         await wait_until(answers, 30, "the desk answers")
         timings["web"] = time.monotonic() - started
         ok(f"first answer {timings['web']:.2f} s after podman run")
+        await started_from_cache(podman, desk, "web")
         async with http.get(f"{base}/healthz") as resp:
             body = await resp.json()
             expect(resp.status == 200 and body["status"] == "ok", f"/healthz: {body}")
@@ -228,12 +295,15 @@ async def test_telegram(podman: Podman, fake: FakeTelegram, timings: dict[str, f
     catalog = load_catalog()
     want = parse_telegram_html(format_html(ask(QUESTION, locale="en", catalog=catalog), catalog))
     started = time.monotonic()
-    bot = await podman.start("telegram", telegram_env(fake), "vram", "telegram")
+    # an env file copied from .env.example blanks VRAMCHAT_CACHE_DIR: ~/.cache/vramchat is it
+    env = {**telegram_env(fake), "VRAMCHAT_CACHE_DIR": ""}
+    bot = await podman.start("telegram", env, "vram", "telegram")
     await fake.wait_for(lambda: len(fake.commands) == 3, timeout=60)
     fake.push_update(fake.message_update(QUESTION))
     await fake.wait_for(lambda: len(fake.sent_messages) == 1, timeout=30)
     timings["telegram"] = time.monotonic() - started
     ok(f"first answer {timings['telegram']:.2f} s after podman run")
+    await started_from_cache(podman, bot, "telegram (VRAMCHAT_CACHE_DIR blank: ~/.cache)")
     got = parse_telegram_html(fake.sent_messages[0]["text"])
     expect(got == want, "a DM is answered with the same text as the engine outside")
     await wait_until(lambda: healthy(podman, bot, "telegram"), 30, "telegram healthy")
@@ -257,6 +327,7 @@ async def test_discord(podman: Podman, fake: FakeDiscord, timings: dict[str, flo
     response = await fake.wait_for(lambda: fake.response_for(payload), timeout=30)
     timings["discord"] = time.monotonic() - started
     ok(f"first answer {timings['discord']:.2f} s after podman run")
+    await started_from_cache(podman, bot, "discord")
     embed = response.json["data"]["embeds"][0]
     fields = embed.get("fields", [])
     text = "\n".join(
@@ -323,6 +394,7 @@ async def main() -> int:
     try:
         rc, uid, _ = await podman("run", "--rm", args.image, "id", "-u")
         expect(rc == 0 and uid.strip() != "0", f"the image's user is uid {uid.strip()}, not root")
+        await test_prebuilt_cache(podman)
         await test_desk(podman, timings)
         await test_telegram(podman, tg, timings)
         await test_discord(podman, dc, timings)

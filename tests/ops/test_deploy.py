@@ -95,6 +95,24 @@ def test_dockerfile_installs_hashed_locked_deps_then_compiles_the_source():
     assert min(source) < compile_ and "/app/bot" in steps[compile_][1]
 
 
+def test_dockerfile_builds_the_catalog_cache_the_runtime_reads():
+    """A container starts from a cache built into the image, where its settings look."""
+    steps = dockerfile()
+    final = len(steps) - 1 - [op for op, _ in steps][::-1].index("FROM")
+    tail = steps[final:]
+    env = " ".join(args for op, args in tail if op == "ENV")
+    where = re.search(r"\bVRAMCHAT_CACHE_DIR=(\S+)", env)
+    assert where and where.group(1) == "/app/.cache/vramchat"
+    data = next(i for i, (op, args) in enumerate(tail) if op == "COPY" and "data/" in args)
+    build = next(i for i, (op, args) in enumerate(tail) if op == "RUN" and "cache-build" in args)
+    user = next(i for i, (op, _) in enumerate(tail) if op == "USER")
+    assert data < build < user  # built from the shipped data, before the user loses write
+    assert "a+rX" in tail[build][1]  # readable by the non-root user (mkstemp writes 0600)
+    # the user's home holds the same folder as ~/.cache/vramchat (for a blanked variable)
+    home = re.search(r"vramchat:x:10001:10001:[^:]*:([^:]+):", " ".join(a for _, a in tail))
+    assert home and f"{home.group(1)}/.cache/vramchat" == where.group(1)
+
+
 def locked(path: Path) -> dict[str, str]:
     pins = re.findall(r"^([A-Za-z0-9_.-]+)==([^\s\\]+)", path.read_text(encoding="utf-8"), re.M)
     return {name.lower(): version for name, version in pins}
