@@ -69,7 +69,9 @@ def _trie(words: set[str], space: str) -> str:
 @lru_cache(maxsize=8)
 def catalog_words(catalog: Catalog) -> CatalogWords:
     """Cached per catalog object, so a reload builds fresh patterns."""
-    cards = _trie({a.lower() for c in catalog.cards for a in (c.name, *c.aliases)}, r"[\s-]*")
+    names = {a.lower() for c in catalog.cards for a in (c.name, *c.aliases)}
+    owned = {a.lower() for c in catalog.owned_by_name.values() for a in (c.name, *c.aliases)}
+    cards = _trie(names | owned, r"[\s-]*")  # owned cards (hardware.yaml) are found too
     precisions = _trie(set(catalog.precision_alias), r"[\s_-]*")
     return CatalogWords(
         card_scan=re.compile(cards),

@@ -131,10 +131,15 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         seen += 1
         start, end, alias, n = found
         card = catalog.card(alias)
-        if card is None:
-            pos = start + 1
-            continue
         count = (COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)) if n else None
+        if card is None:
+            if (mine := catalog.owned(alias)) is None:
+                pos = start + 1
+                continue
+            if all(c.name != mine.name for c in q.owned):  # a card the asker owns
+                q.owned.append(CardAsk(mine.name, count))
+            s, pos = s[:start] + " " + s[end:], start
+            continue
         if all(c.name != card.name for c in q.cards):
             several = count is None and bool(SEVERAL.search(s[max(0, start - 12) : end]))
             q.cards.append(CardAsk(card.name, count, several))
