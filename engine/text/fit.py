@@ -51,8 +51,9 @@ def headline(v: Voice, a: Answer) -> str:
         )
         return text + roomier(v, f)
     lowest = f.options[-1] if f.options else None
+    plain = f.card not in v.cat.card_by_name and f.card not in v.cat.owned_by_name
     return v.t(
-        "headline.ladder_none",
+        "headline.ladder_none_capacity" if plain else "headline.ladder_none",
         request=request,
         total=v.gb(total),
         hw=hw,

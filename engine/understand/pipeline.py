@@ -11,6 +11,7 @@ import re
 
 from engine.catalog import Catalog, norm
 from engine.understand.catalog_words import (
+    MAC,
     catalog_words,
     find_card,
     precision_of,
@@ -145,6 +146,8 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             q.cards.append(CardAsk(card.name, count, several))
         s = s[:start] + " " + s[end:]
         pos = start
+    if "mac" in s and (m := MAC.search(s)):  # a Mac: plain capacity, not a model word
+        s = cut(s, m)
     if COUNT_HINTS.search(s) and (m := GPU_COUNT.search(s)):
         n = next(g for g in m.groups() if g)
         q.count = COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)
