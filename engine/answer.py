@@ -221,11 +221,11 @@ def _dispatch(b: Builder) -> Answer:
     req = _several(b, req)
     if model_note:
         b.assume(model_note[0], **model_note[1])
-    if q.wants_limit and (q.cards or q.vram_gb or b.prev_set()):
+    if q.wants_limit and (q.cards or q.owned or q.vram_gb or b.prev_set()):
         return limit(b, req)
-    if ((q.cards or q.vram_gb) and req.task == "inference") or q.wants_fit:
+    if ((q.cards or q.owned or q.vram_gb) and req.task == "inference") or q.wants_fit:
         return fit(b, req)
-    if q.cards and req.task != "inference":
+    if (q.cards or q.owned) and req.task != "inference":
         return fit(b, req)
     if req.card is not None:  # a follow-up keeps checking the card it was about
         return fit(b, req)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import catalog_cache
-from engine.datafiles import check_messages, declared_count, validate
+from engine.datafiles import check_messages, check_models, check_owned, declared_count, validate
 from engine.errors import CatalogError
 from engine.models import (
     LANGS,
@@ -22,9 +22,11 @@ from engine.models import (
     CardsFile,
     FaqFile,
     FaqTopic,
+    HardwareFile,
     KvDtype,
     ModelsFile,
     ModelSpec,
+    OwnedCard,
     Precision,
     PrecisionsFile,
     PriceBook,
@@ -40,6 +42,7 @@ FILES = (
     "shapes.yaml",
     "faq.yaml",
     "pricebook_hourly.yaml",
+    "hardware.yaml",
 )
 
 
@@ -69,6 +72,8 @@ class Catalog:
     precision_alias: dict[str, str] = field(default_factory=dict)
     kv_by_name: dict[str, KvDtype] = field(default_factory=dict)
     kv_alias: dict[str, str] = field(default_factory=dict)
+    owned_by_name: dict[str, OwnedCard] = field(default_factory=dict)  # hardware.yaml
+    owned_alias: dict[str, str] = field(default_factory=dict)
     # Indexes built from this catalog by functions marked @per_catalog, by function name:
     # kept with the catalog (and in its cache file), so a cached start rebuilds none of them.
     memo: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -90,6 +95,11 @@ class Catalog:
         """Resolve a card by catalog name or alias (``4090``, ``h100``, ``mi300``)."""
         key = self.card_alias.get(norm(name))
         return self.card_by_name.get(key) if key else None
+
+    def owned(self, name: str) -> OwnedCard | None:
+        """A card people own that we do not rent (``4080``, ``7900 xtx``), or None."""
+        key = self.owned_alias.get(norm(name))
+        return self.owned_by_name.get(key) if key else None
 
     def discount_pct(self, count: int) -> float:
         best = 0.0
@@ -137,6 +147,7 @@ class Catalog:
             self.messages,
             self.price_books,
             name,
+            HardwareFile(cards=list(self.owned_by_name.values())),
         )
         object.__setattr__(priced, "base", self)
         return priced
@@ -203,84 +214,6 @@ def _unique(
             raise CatalogError(file, owner, what, f"{kind} '{alias}' is also used by {out[key]}")
         out[key] = owner
     return out
-
-
-def _check_models(models: list[ModelSpec], precisions: set[str]) -> None:
-    seen: set[str] = set()
-    for m in models:
-        f = "models.yaml"
-        if m.id in seen:
-            raise CatalogError(f, m.id, "id", "duplicate id")
-        seen.add(m.id)
-        if m.mla is None and m.attention_heads % m.kv_heads:
-            raise CatalogError(f, m.id, "kv_heads", "must divide attention_heads")
-        if (m.sliding_window is None) != (m.sliding_layers == 0) and m.layer_types is None:
-            raise CatalogError(
-                f, m.id, "sliding_layers", "must be set exactly when sliding_window is"
-            )
-        if m.sliding_layers > m.layers:
-            raise CatalogError(f, m.id, "sliding_layers", "cannot exceed layers")
-        if m.active_params_b is not None and m.active_params_b > m.params_b:
-            raise CatalogError(f, m.id, "active_params_b", "cannot exceed params_b")
-        if (m.moe is None) != (m.active_params_b is None):
-            raise CatalogError(f, m.id, "active_params_b", "MoE models need it, dense ones not")
-        if not m.source.strip():
-            raise CatalogError(f, m.id, "source", "must name where the values were read")
-        if not m.tasks:
-            raise CatalogError(
-                f, m.id, "tasks", "name at least one of chat, code, reasoning, vision"
-            )
-        _check_model_parts(m, precisions)
-    for m in models:
-        if m.variant_of is not None and (m.variant_of not in seen or m.variant_of == m.id):
-            raise CatalogError(f, m.id, "variant_of", f"no other entry has id {m.variant_of}")
-
-
-def _check_model_parts(m: ModelSpec, precisions: set[str]) -> None:
-    """The issue-12 fields: precisions by name, layer counts that add up, states where needed."""
-    f = "models.yaml"
-    if m.moe is not None:
-        if m.moe.expert_intermediate_size is None or m.moe.moe_layers is None:
-            raise CatalogError(
-                f, m.id, "moe", "needs expert_intermediate_size and moe_layers from config.json"
-            )
-        if m.moe.moe_layers > m.layers:
-            raise CatalogError(f, m.id, "moe.moe_layers", "cannot exceed layers")
-        width = m.moe.expert_hidden_size or m.hidden_size
-        experts = m.moe.moe_layers * m.moe.experts * m.moe.expert_matrices * width
-        experts *= m.moe.expert_intermediate_size
-        embeddings = m.vocab_size * m.hidden_size * (1 if m.tie_word_embeddings else 2)
-        if experts + embeddings >= m.params_b * 1e9:
-            raise CatalogError(
-                f, m.id, "params_b", "routed experts and embeddings from the config exceed it"
-            )
-    native = m.native_precision
-    for part in ("experts", "dense", "embeddings"):
-        name = getattr(native, part)
-        if name is not None and name not in precisions:
-            raise CatalogError(f, m.id, f"native_precision.{part}", f"unknown precision {name}")
-    if native.experts is not None and m.moe is None:
-        raise CatalogError(f, m.id, "native_precision.experts", "only MoE models have experts")
-    if not native.source.strip():
-        raise CatalogError(f, m.id, "native_precision.source", "must say where it was read")
-    if m.ollama_precision is not None and m.ollama_precision not in precisions:
-        raise CatalogError(f, m.id, "ollama_precision", f"unknown precision {m.ollama_precision}")
-    lt = m.layer_types
-    if lt is not None:
-        if lt.total != m.layers:
-            raise CatalogError(
-                f, m.id, "layer_types", f"counts add up to {lt.total}, not layers ({m.layers})"
-            )
-        if lt.sliding and m.sliding_window is None:
-            raise CatalogError(f, m.id, "layer_types.sliding", "needs sliding_window")
-        if lt.sliding != m.sliding_layers:
-            raise CatalogError(f, m.id, "sliding_layers", "must equal layer_types.sliding")
-        if (lt.linear or lt.mamba) and m.recurrent_state is None:
-            raise CatalogError(f, m.id, "recurrent_state", "linear / mamba layers need it")
-    if m.recurrent_state is not None and (lt is None or not (lt.linear or lt.mamba)):
-        raise CatalogError(f, m.id, "recurrent_state", "only for linear / mamba layers")
-    if m.full_attention is not None and not m.sliding_layers and lt is None:
-        raise CatalogError(f, m.id, "full_attention", "only when layer kinds differ")
 
 
 def _check_fleet(fleet: CardsFile, books: dict[str, PriceBook]) -> None:
@@ -370,9 +303,11 @@ def _load(d: Path, price_book: str) -> Catalog:
     faq = validate(FaqFile, _read_yaml(d / "faq.yaml"), "faq.yaml").topics
     book = validate(PriceBook, _read_yaml(d / "pricebook_hourly.yaml"), "pricebook_hourly.yaml")
     books = {book.name: book}
+    hw_raw = declared_count(_read_yaml(d / "hardware.yaml"), "hardware.yaml", "cards")
+    owned = validate(HardwareFile, hw_raw, "hardware.yaml")
     messages = _load_messages(d)
     _check_fleet(fleet, books)
-    _check_models(models, {p.name for p in precisions.precisions})
+    check_models(models, {p.name for p in precisions.precisions})
     seen_topics: set[str] = set()
     for t in faq:
         if t.id in seen_topics:
@@ -383,7 +318,7 @@ def _load(d: Path, price_book: str) -> Catalog:
                 raise CatalogError("faq.yaml", t.id, f"keywords.{lang}", "missing language")
         if f"faq.{t.id}.title" not in messages["en"]:
             raise CatalogError("faq.yaml", t.id, "id", f"no message faq.{t.id}.title in messages")
-    cat = _build(d, fleet, models, precisions, shapes, faq, messages, books, "monthly")
+    cat = _build(d, fleet, models, precisions, shapes, faq, messages, books, "monthly", owned)
     return cat.with_price_book(price_book)
 
 
@@ -397,6 +332,7 @@ def _build(
     messages: dict[str, dict[str, str]],
     books: dict[str, PriceBook],
     book: str,
+    owned: HardwareFile,
 ) -> Catalog:
     card_alias = _unique(
         [(c.name, c.name) for c in fleet.cards]
@@ -439,4 +375,6 @@ def _build(
         precision_alias=prec_alias,
         kv_by_name={k.name: k for k in precisions.kv_dtypes},
         kv_alias=kv_alias,
+        owned_by_name={c.name: c for c in owned.cards},
+        owned_alias=check_owned(owned, card_alias, norm),
     )

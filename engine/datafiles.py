@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from engine.errors import CatalogError
 from engine.frozen import Frozen
-from engine.models import LANGS
+from engine.models import LANGS, HardwareFile, ModelSpec
 
 _PLACEHOLDER = re.compile(r"\{(\w+)")
 
@@ -103,3 +103,103 @@ def check_messages(messages: dict[str, dict[str, str]], origin: dict[str, str]) 
         if extra:
             key = sorted(extra)[0]
             raise CatalogError(where(lang, key), key, None, "not in en")
+
+
+def check_models(models: list[ModelSpec], precisions: set[str]) -> None:
+    seen: set[str] = set()
+    for m in models:
+        f = "models.yaml"
+        if m.id in seen:
+            raise CatalogError(f, m.id, "id", "duplicate id")
+        seen.add(m.id)
+        if m.mla is None and m.attention_heads % m.kv_heads:
+            raise CatalogError(f, m.id, "kv_heads", "must divide attention_heads")
+        if (m.sliding_window is None) != (m.sliding_layers == 0) and m.layer_types is None:
+            raise CatalogError(
+                f, m.id, "sliding_layers", "must be set exactly when sliding_window is"
+            )
+        if m.sliding_layers > m.layers:
+            raise CatalogError(f, m.id, "sliding_layers", "cannot exceed layers")
+        if m.active_params_b is not None and m.active_params_b > m.params_b:
+            raise CatalogError(f, m.id, "active_params_b", "cannot exceed params_b")
+        if (m.moe is None) != (m.active_params_b is None):
+            raise CatalogError(f, m.id, "active_params_b", "MoE models need it, dense ones not")
+        if not m.source.strip():
+            raise CatalogError(f, m.id, "source", "must name where the values were read")
+        if not m.tasks:
+            raise CatalogError(
+                f, m.id, "tasks", "name at least one of chat, code, reasoning, vision"
+            )
+        check_model_parts(m, precisions)
+    for m in models:
+        if m.variant_of is not None and (m.variant_of not in seen or m.variant_of == m.id):
+            raise CatalogError(f, m.id, "variant_of", f"no other entry has id {m.variant_of}")
+
+
+def check_model_parts(m: ModelSpec, precisions: set[str]) -> None:  # noqa: C901 (one list of checks)
+    """The issue-12 fields: precisions by name, layer counts that add up, states where needed."""
+    f = "models.yaml"
+    if m.moe is not None:
+        if m.moe.expert_intermediate_size is None or m.moe.moe_layers is None:
+            raise CatalogError(
+                f, m.id, "moe", "needs expert_intermediate_size and moe_layers from config.json"
+            )
+        if m.moe.moe_layers > m.layers:
+            raise CatalogError(f, m.id, "moe.moe_layers", "cannot exceed layers")
+        width = m.moe.expert_hidden_size or m.hidden_size
+        experts = m.moe.moe_layers * m.moe.experts * m.moe.expert_matrices * width
+        experts *= m.moe.expert_intermediate_size
+        embeddings = m.vocab_size * m.hidden_size * (1 if m.tie_word_embeddings else 2)
+        if experts + embeddings >= m.params_b * 1e9:
+            raise CatalogError(
+                f, m.id, "params_b", "routed experts and embeddings from the config exceed it"
+            )
+    native = m.native_precision
+    for part in ("experts", "dense", "embeddings"):
+        name = getattr(native, part)
+        if name is not None and name not in precisions:
+            raise CatalogError(f, m.id, f"native_precision.{part}", f"unknown precision {name}")
+    if native.experts is not None and m.moe is None:
+        raise CatalogError(f, m.id, "native_precision.experts", "only MoE models have experts")
+    if not native.source.strip():
+        raise CatalogError(f, m.id, "native_precision.source", "must say where it was read")
+    if m.ollama_precision is not None and m.ollama_precision not in precisions:
+        raise CatalogError(f, m.id, "ollama_precision", f"unknown precision {m.ollama_precision}")
+    lt = m.layer_types
+    if lt is not None:
+        if lt.total != m.layers:
+            raise CatalogError(
+                f, m.id, "layer_types", f"counts add up to {lt.total}, not layers ({m.layers})"
+            )
+        if lt.sliding and m.sliding_window is None:
+            raise CatalogError(f, m.id, "layer_types.sliding", "needs sliding_window")
+        if lt.sliding != m.sliding_layers:
+            raise CatalogError(f, m.id, "sliding_layers", "must equal layer_types.sliding")
+        if (lt.linear or lt.mamba) and m.recurrent_state is None:
+            raise CatalogError(f, m.id, "recurrent_state", "linear / mamba layers need it")
+    if m.recurrent_state is not None and (lt is None or not (lt.linear or lt.mamba)):
+        raise CatalogError(f, m.id, "recurrent_state", "only for linear / mamba layers")
+    if m.full_attention is not None and not m.sliding_layers and lt is None:
+        raise CatalogError(f, m.id, "full_attention", "only when layer kinds differ")
+
+
+def check_owned(hardware: HardwareFile, card_alias: dict[str, str], norm: Any) -> dict[str, str]:
+    """Owned cards: a source each, names and aliases unique and apart from the fleet's (a
+    rented card is never read as an owned one). Returns normalised alias -> card name."""
+    f = "hardware.yaml"
+    out: dict[str, str] = {}
+    for c in hardware.cards:
+        if not c.source.strip():
+            raise CatalogError(f, c.name, "source", "must name where the figures were read")
+        for alias in (c.name, *c.aliases):
+            key = norm(alias)
+            if key in card_alias:
+                raise CatalogError(
+                    f, c.name, "aliases", f"alias '{alias}' is a rented card's ({card_alias[key]})"
+                )
+            if key in out and out[key] != c.name:
+                raise CatalogError(
+                    f, c.name, "aliases", f"alias '{alias}' is also used by {out[key]}"
+                )
+            out[key] = c.name
+    return out

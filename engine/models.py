@@ -91,6 +91,24 @@ class CardsFile(_Data):
     cards: list[Card]
 
 
+class OwnedCard(_Data):
+    """A card people own that the fleet does not rent (``data/hardware.yaml``): judged by
+    physics only, never priced or recommended."""
+
+    name: str
+    aliases: list[str]
+    vendor: str
+    arch: str
+    vram_gb: Annotated[float, Gt(0)]
+    bandwidth_gbps: Annotated[float, Gt(0)]
+    fp8: bool
+    source: str
+
+
+class HardwareFile(_Data):
+    cards: list[OwnedCard]
+
+
 class PriceBook(_Data):
     name: str
     provider: str

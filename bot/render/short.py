@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engine import Answer, Catalog, Note, Pick, fmt_gb, fmt_usd, t
+from engine import Answer, Catalog, Note, Pick, fmt_gb, fmt_num, fmt_usd, t
 
 __all__ = [
     "MAX_SHORT_CHARS",
@@ -72,7 +72,9 @@ class Block:
 
 def _room(cat: Catalog, lang: str, headroom_gb: float, tight: bool) -> str:
     key = "short.tight" if tight else "short.room"
-    return t(cat, lang, key, gb=fmt_gb(headroom_gb, lang))
+    # a real but tiny margin reads "<0.1", as in the engine's text, never "0" (no room at all)
+    gb = "<" + fmt_num(0.1, 1, lang) if 0 < headroom_gb < 0.05 else fmt_gb(headroom_gb, lang)
+    return t(cat, lang, key, gb=gb)
 
 
 def _per_month(cat: Catalog, lang: str, usd: float) -> str:

@@ -27,6 +27,7 @@ def targets(b: Builder, req: Request) -> list[Hardware]:
         for name, count in asks
         if name in b.cat.card_by_name
     ]
+    out += [ladder.owned_hardware(b.cat.owned_by_name[c.name], c.count) for c in b.q.owned]
     if b.q.vram_gb:
         out.append(ladder.capacity_hardware(f"{b.num(b.q.vram_gb, 1)} GB", b.q.vram_gb))
     return out
@@ -66,7 +67,7 @@ def fit_on(b: Builder, hw: Hardware, req: Request) -> Fit:
         price = set_price(b.cat, hw.card, hw.count)[2]
     rental = rental_for(b, shown) if shown is not None and not (is_offered and asked.fits) else None
     return Fit(
-        card=hw.card.name if hw.card is not None else hw.label,
+        card=hw.name,
         count=hw.count,
         fits=asked.fits,
         headroom_gb=asked.headroom_gb,
@@ -140,6 +141,8 @@ def limit_hardware(b: Builder) -> Hardware | None:
     q = b.q
     if q.cards:
         return ladder.card_hardware(b.cat.card_by_name[q.cards[0].name], q.cards[0].count)
+    if q.owned:
+        return ladder.owned_hardware(b.cat.owned_by_name[q.owned[0].name], q.owned[0].count)
     if q.vram_gb:
         return ladder.capacity_hardware(f"{b.num(q.vram_gb, 1)} GB", q.vram_gb)
     prev = b.prev_set()
@@ -198,7 +201,7 @@ def limit(b: Builder, req: Request) -> Answer:
         request=inf.model_copy(update={"card": named}),
         memory_gb=bd.as_dict(),
         limit=Limit(
-            card=hw.card.name if hw.card is not None else hw.label,
+            card=hw.name,
             count=hw.count,
             max_context_tokens=mctx,
             max_batch=mb,

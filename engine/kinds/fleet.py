@@ -12,10 +12,10 @@ from engine.answer_types import Answer, BudgetOption, Fit
 from engine.catalog import Catalog
 from engine.kinds.base import Builder
 from engine.limits import DEFAULT_CONTEXT
-from engine.models import Card
+from engine.models import Card, ModelSpec
 from engine.recommend import Workload, decode_for, recommend, set_allowed, set_price
 from engine.refs import card_info, model_ref
-from engine.sizing import inference
+from engine.sizing import inference, mixed_weights_gb
 from engine.text.blocks import describe
 from engine.text.voice import ctx_label
 
@@ -28,6 +28,7 @@ class ServingRow(BudgetOption):
     attention_heads: int
     read_gb: float  # weights read per decoded token (active weights)
     code: bool  # the catalog marks the model for code
+    shipped: bool = False  # the model as released (MXFP4 experts, FP8 weights), not requantised
 
 
 # "for coding", "do kodu", "programowania", "เขียนโค้ด": the capacity list keeps code models only
@@ -42,10 +43,20 @@ def serving_table(cat: Catalog) -> tuple[ServingRow, ...]:
     order = {m.id: i for i, m in enumerate(sorted(cat.models, key=lambda m: m.released))}
     for m in cat.models:
         ref = model_ref(m)
-        for prec in ("bf16", "fp8", "int4"):
-            p = cat.precision_by_name[prec]
-            need = inference(ref, p.bytes_per_param, 2.0, DEFAULT_CONTEXT, 1).total
-            read = (m.active_params_b or m.params_b) * p.bytes_per_param
+        shipped = _as_shipped(cat, m)
+        for prec in ("shipped", "bf16", "fp8", "int4"):
+            as_released = prec == "shipped"
+            if as_released:
+                if shipped is None:
+                    continue
+                prec, weights, read = shipped
+                need = inference(ref, 0, 2.0, DEFAULT_CONTEXT, 1, weights).total
+            else:
+                p = cat.precision_by_name[prec]
+                need = inference(ref, p.bytes_per_param, 2.0, DEFAULT_CONTEXT, 1).total
+                read = (m.active_params_b or m.params_b) * p.bytes_per_param
+                if shipped is not None and need >= rows[-1].need_gb:
+                    continue  # above the release's own bytes: an upcast, never an upgrade
             w = Workload(need, "inference", p.needs_fp8, m.attention_heads, read)
             pick, _ = recommend(cat, w)
             rows.append(
@@ -65,9 +76,28 @@ def serving_table(cat: Catalog) -> tuple[ServingRow, ...]:
                     attention_heads=m.attention_heads,
                     read_gb=read,
                     code="code" in m.tasks,
+                    shipped=as_released,
                 )
             )
     return tuple(rows)
+
+
+def _as_shipped(cat: Catalog, m: ModelSpec) -> tuple[str, float, float] | None:
+    """(precision, weights GB, GB read per token) of a checkpoint released below 16 bits
+    (gpt-oss in MXFP4, DeepSeek in FP8); None for a BF16 release, which the BF16 row is."""
+    n = m.native_precision
+    top = n.experts or n.dense
+    bpp = {k: cat.precision_by_name[k].bytes_per_param for k in {top, n.dense, n.embeddings}}
+    if bpp[top] >= 2 and bpp[n.dense] >= 2:
+        return None
+    ref = model_ref(m)
+    weights = mixed_weights_gb(ref, bpp[top], bpp[n.dense], bpp[n.embeddings])
+    active = m.active_params_b or m.params_b
+    read = active * bpp[n.dense]
+    if m.moe is not None and n.experts is not None and ref.experts_b:
+        routed = min(ref.experts_b * m.moe.experts_per_token / m.moe.experts, active)
+        read = routed * bpp[n.experts] + (active - routed) * bpp[n.dense]
+    return top, weights, read
 
 
 def current_cutoff(cat: Catalog) -> str:
@@ -176,6 +206,13 @@ def best_per_size(b: Builder, rows: list[ServingRow]) -> list[BudgetOption]:
         out.append(BudgetOption(**r.model_dump(include=set(BudgetOption.model_fields))))
         if len(out) == 5:
             break
+    # and the biggest current model that runs as released, when the sizes above left it out
+    # (gpt-oss-20b in its own MXFP4 on 24 GB): people name those models by their release
+    listed = {o.model_id for o in out}
+    released = [r for r in ranked if r.shipped and (r.released or "") >= cutoff]
+    if released and released[0].model_id not in listed:
+        keep = released[0]
+        out.append(BudgetOption(**keep.model_dump(include=set(BudgetOption.model_fields))))
     return out
 
 

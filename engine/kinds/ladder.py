@@ -13,8 +13,8 @@ from engine import native
 from engine.answer_types import FitChange, FitOption, Request
 from engine.kinds.base import Builder
 from engine.limits import MAX_BATCH, MAX_CONTEXT_TOKENS
-from engine.models import Card
-from engine.recommend import Workload, set_allowed, set_headroom_gb
+from engine.models import Card, OwnedCard
+from engine.recommend import Workload, kv_extra_per_card_gb, set_allowed, set_headroom_gb
 from engine.sizing import kv_cache_gb
 
 # Weight precisions a fit is tried at: the sources' three, INT8 and the common GGUF types.
@@ -31,21 +31,41 @@ class Hardware:
     card: Card | None
     count: int
     vram_gb: float
+    owned: OwnedCard | None = None  # a card we do not rent (hardware.yaml); card is None
 
     @property
     def fp8(self) -> bool | None:
         """FP8 support; None for a plain VRAM amount (the hardware is not known)."""
-        return None if self.card is None else self.card.fp8
+        known = self.card or self.owned
+        return None if known is None else known.fp8
 
     @property
     def bandwidth_gbps(self) -> float | None:
-        return None if self.card is None else self.card.bandwidth_gbps * self.count
+        known = self.card or self.owned
+        return None if known is None else known.bandwidth_gbps * self.count
+
+    @property
+    def name(self) -> str:
+        known = self.card or self.owned
+        return known.name if known is not None else self.label
+
+    def times(self, n: int) -> Hardware:
+        """``n`` of the same card (a plain VRAM amount stays itself)."""
+        if self.card is not None:
+            return card_hardware(self.card, n)
+        return owned_hardware(self.owned, n) if self.owned is not None else self
 
 
 def card_hardware(card: Card, count: int | None) -> Hardware:
     n = count or card.min_count
     label = card.name if n == 1 else f"{n}× {card.name}"
     return Hardware(label, card, n, card.vram_gb * n)
+
+
+def owned_hardware(card: OwnedCard, count: int | None) -> Hardware:
+    n = count or 1
+    label = card.name if n == 1 else f"{n}× {card.name}"
+    return Hardware(label, None, n, card.vram_gb * n, card)
 
 
 def capacity_hardware(label: str, vram_gb: float) -> Hardware:
@@ -72,9 +92,11 @@ def headroom(b: Builder, hw: Hardware, req: Request) -> tuple[float, float, Work
     """(total GB, GB left on the hardware, workload); copied caches count on every card."""
     total = b.breakdown(req).total
     w = b.workload(req, total)
-    if hw.card is None:
-        return total, hw.vram_gb - total, w
-    return total, set_headroom_gb(hw.card, hw.count, w), w
+    if hw.card is not None:
+        return total, set_headroom_gb(hw.card, hw.count, w), w
+    # an owned set is judged card by card too; a plain amount is one pool
+    extra = kv_extra_per_card_gb(w, hw.count) * hw.count if hw.owned is not None else 0.0
+    return total, hw.vram_gb - total - extra, w
 
 
 def holds(b: Builder, hw: Hardware, req: Request) -> bool:
@@ -194,7 +216,7 @@ def changes(
     if 0 < mbatch < req.batch:
         fewer = req.model_copy(update={"batch": mbatch})
         out.append(_change(b, hw, "batch", fewer, hw.count))
-    if hw.card is not None:
+    if hw.card is not None or hw.owned is not None:
         out += more_cards(b, hw, req)
     return out
 
@@ -212,23 +234,23 @@ def splits(b: Builder, req: Request, n: int) -> bool:
 def more_cards(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
     """How many of the asked card hold it at the asked precision, and, when fewer cards would
     do at a lower precision, that too ("2x 4090 in INT4" beside "8x 4090 in BF16")."""
-    assert hw.card is not None and req.model is not None
+    assert req.model is not None
     heads = req.model.attention_heads
     counts = [n for n in range(hw.count + 1, 9) if heads % n == 0]  # TP divides the heads
     out: list[FitChange] = []
     same = None
     if runnable(b, hw, req):
         same = next(
-            (n for n in counts if splits(b, req, n) and holds(b, card_hardware(hw.card, n), req)),
+            (n for n in counts if splits(b, req, n) and holds(b, hw.times(n), req)),
             None,
         )
         if same is not None:
-            out.append(_change(b, card_hardware(hw.card, same), "cards", req, same))
+            out.append(_change(b, hw.times(same), "cards", req, same))
     asked_bytes = b.breakdown(req).parts["weights"]
     for n in counts:
         if same is not None and n >= same:
             break
-        more = card_hardware(hw.card, n)
+        more = hw.times(n)
         lower = [
             r
             for r in ladder_requests(b, more, req)

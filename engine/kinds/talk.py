@@ -17,6 +17,10 @@ HELP_EXAMPLES = (1, 2, 3, 4, 5)  # message keys help.example_<n>: questions peop
 def faq(b: Builder, topic: str) -> Answer:
     named = b.cat.card_by_name.get(b.q.cards[0].name) if len(b.q.cards) == 1 else None
     body = faq_lines(b.cat, b.lang, topic, named)
+    if topic == "regions" and named is not None and named.stock_free is None:
+        # "do you have h100s in stock": say what the data holds, and where to ask for the rest
+        known = ", ".join(f"{c.name} ({c.stock_free})" for c in b.cat.cards if c.stock_free)
+        body = [b.t("faq.stock_unknown", card=named.name, known=known or "-"), *body]
     title = b.t(f"faq.{topic}.title")
     one = faq_card(b.cat, topic, named)
     answer = Answer(

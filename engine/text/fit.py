@@ -51,8 +51,9 @@ def headline(v: Voice, a: Answer) -> str:
         )
         return text + roomier(v, f)
     lowest = f.options[-1] if f.options else None
+    plain = f.card not in v.cat.card_by_name and f.card not in v.cat.owned_by_name
     return v.t(
-        "headline.ladder_none",
+        "headline.ladder_none_capacity" if plain else "headline.ladder_none",
         request=request,
         total=v.gb(total),
         hw=hw,
@@ -117,6 +118,8 @@ def speed_lines(v: Voice, f: Fit) -> list[str]:
         lines = [v.t("decode.line", tok=v.num(f.decode_tok_s))]
     elif v.cat.precision_by_name[shown].gguf:  # llama.cpp: split by layers
         lines = [v.t("decode.line_layers", tok=v.num(f.decode_tok_s), count=f.count)]
+    elif f.link_gbps is None:  # an owned set: the link between the cards is not known
+        lines = [v.t("decode.line_set_plain", tok=v.num(f.decode_tok_s), count=f.count)]
     else:
         lines = [
             v.t(
@@ -151,6 +154,9 @@ def owned_lines(v: Voice, f: Fit, req: Request) -> list[str]:
         )
     if f.offered is False and f.card in v.cat.card_by_name:
         out.append(v.t("fit.not_offered", hw=hw_label(f)))
+    if (mine := v.cat.owned_by_name.get(f.card)) is not None:  # never rented: physics only
+        bw = v.num(mine.bandwidth_gbps)
+        out.append(v.t("fit.owned_card", card=mine.name, vram=v.num(mine.vram_gb), bw=bw))
     r = f.rental
     if r is not None and holds:
         out.append(

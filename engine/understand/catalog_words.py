@@ -69,7 +69,9 @@ def _trie(words: set[str], space: str) -> str:
 @lru_cache(maxsize=8)
 def catalog_words(catalog: Catalog) -> CatalogWords:
     """Cached per catalog object, so a reload builds fresh patterns."""
-    cards = _trie({a.lower() for c in catalog.cards for a in (c.name, *c.aliases)}, r"[\s-]*")
+    names = {a.lower() for c in catalog.cards for a in (c.name, *c.aliases)}
+    owned = {a.lower() for c in catalog.owned_by_name.values() for a in (c.name, *c.aliases)}
+    cards = _trie(names | owned, r"[\s-]*")  # owned cards (hardware.yaml) are found too
     precisions = _trie(set(catalog.precision_alias), r"[\s_-]*")
     return CatalogWords(
         card_scan=re.compile(cards),
@@ -79,7 +81,8 @@ def catalog_words(catalog: Catalog) -> CatalogWords:
             PRECISION_SEPARATORS.sub("", alias): name
             for alias, name in sorted(catalog.precision_alias.items())
         },
-        card_vram={c.name: c.vram_gb for c in catalog.cards},
+        card_vram={c.name: c.vram_gb for c in catalog.cards}
+        | {c.name: c.vram_gb for c in catalog.owned_by_name.values()},
         name_numbers=_name_numbers(catalog),
     )
 
@@ -105,6 +108,14 @@ def names_number(pats: CatalogWords, token: str, text: str) -> bool:
     said = model_key(text).split()
     return not words.isdisjoint(said) or any(base_form(w, words) in words for w in said)
 
+
+# A Mac is plain unified memory ("128 GB mac", "mac studio 192gb"): the word is hardware, never
+# part of a model name; the amount said beside it is the capacity.
+MAC = re.compile(
+    r"(?<![\w.])(?:apple\s+)?(?:mac(?:book(?:\s*pro|\s*air)?|\s*studio|\s*mini|\s*pro)?|imac)"
+    r"(?:\s+m[1-5](?:\s*(?:pro|max|ultra))?)?(?![\w.])",
+    re.IGNORECASE,
+)
 
 COUNT_BEFORE = re.compile(r"(?<![\w.])" + COUNT + r"\s*(?:x|\*|of)?\s*(?:" + CARD_NOUN + r"\s+)?$")
 COUNT_HINT = re.compile(r"\d|" + "|".join(COUNT_WORDS))

@@ -25,6 +25,12 @@ SEPARATOR = re.compile(
 )
 LEAD = re.compile(r"^\s*(?:compare|porównaj|porownaj|เปรียบเทียบ|เทียบ)\s+", re.IGNORECASE)
 AND = re.compile(r"\s+(?:and|with|i|oraz|และ)\s+|\s*กับ\s*", re.IGNORECASE)
+# Words that make "X vs Y" a comparison even of one model on two cards ("4090 vs 5090 for
+# qwen3 32b"); a plain "or" there stays the fit answer that checks every card it names.
+VERSUS = re.compile(r"\bvs\b|versus|kontra|compare|porówn|porown|เทียบ", re.IGNORECASE)
+# Thai "กับ" ("with", "and") between two models compares them ("glm 4.5 air กับ qwen3 next
+# 80b อันไหนใช้ vram น้อยกว่า"); between a model and a card it stays a fit ("70b กับ 4090").
+THAI_WITH = re.compile(r"\s*กับ\s*")
 HINTS = re.compile(r"vs|versus|\bor\b|czy|albo|lub|kontra|หรือ|เทียบ|compare|porówn|porown|\d")
 SUBJECT = ("model", "model_score", "others", "model_words", "size_b", "unmatched_model")
 SLOTS = ("subject", "cards", "precision", "context_tokens", "vram_gb", "kv_dtype", "batch")
@@ -64,7 +70,7 @@ def _slot(q: Query, name: str) -> Any:
             return ("model", q.model.id)
         return ("size", q.size_b) if q.size_b is not None else None
     if name == "cards":
-        return tuple((c.name, c.count) for c in q.cards) or None
+        return tuple((c.name, c.count) for c in (*q.cards, *q.owned)) or None
     if name in ("wants_fit",):
         return q.wants_fit or None
     if name == "wants_what_fits":
@@ -77,7 +83,7 @@ def _copy(dst: Query, src: Query, name: str) -> None:
         for f in SUBJECT:
             setattr(dst, f, copy.copy(getattr(src, f)))
     elif name == "cards":
-        dst.cards = copy.deepcopy(src.cards)
+        dst.cards, dst.owned = copy.deepcopy(src.cards), copy.deepcopy(src.owned)
     elif name == "task":
         dst.task, dst.task_generic = src.task, src.task_generic
     else:
@@ -88,15 +94,18 @@ def alternatives(text: str, parse_one: Callable[[str], Query]) -> list[Query]:
     """One query per alternative with the shared slots filled in, or [] when the question
     does not compare anything (no slot differs, or an alternative names nothing to size)."""
     parts = split(text)
-    if parts is None:
+    thai_with = parts is None and "กับ" in text
+    if thai_with:
+        parts = [p for p in THAI_WITH.split(text.strip()) if p.strip()][:MAX_ITEMS]
+    if parts is None or len(parts) < 2:
         return []
     qs = [parse_one(p) for p in parts]
     differing = [n for n in SLOTS if len({_slot(q, n) for q in qs} - {None}) >= 2]
-    if not differing:
+    if not differing or (thai_with and not all(q.model is not None for q in qs)):
         return []
     if not any(q.has_subject for q in qs) and not {"cards", "vram_gb"} & set(differing):
         return []  # nothing to size, and not two pieces of hardware either
-    if differing == ["cards"] and any(q.has_subject for q in qs):
+    if differing == ["cards"] and any(q.has_subject for q in qs) and not VERSUS.search(text):
         return []  # one model on several cards: the fit answer already checks each card
     for name in SHARED:
         for q in qs:
@@ -104,6 +113,6 @@ def alternatives(text: str, parse_one: Callable[[str], Query]) -> list[Query]:
                 src = next((o for o in qs if _slot(o, name) is not None), None)
                 if src is not None:
                     _copy(q, src, name)
-    if not all(q.has_subject or q.cards or q.vram_gb for q in qs):
+    if not all(q.has_subject or q.cards or q.owned or q.vram_gb for q in qs):
         return []
     return qs

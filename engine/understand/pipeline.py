@@ -11,6 +11,7 @@ import re
 
 from engine.catalog import Catalog, norm
 from engine.understand.catalog_words import (
+    MAC,
     catalog_words,
     find_card,
     precision_of,
@@ -131,15 +132,22 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         seen += 1
         start, end, alias, n = found
         card = catalog.card(alias)
-        if card is None:
-            pos = start + 1
-            continue
         count = (COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)) if n else None
+        if card is None:
+            if (mine := catalog.owned(alias)) is None:
+                pos = start + 1
+                continue
+            if all(c.name != mine.name for c in q.owned):  # a card the asker owns
+                q.owned.append(CardAsk(mine.name, count))
+            s, pos = s[:start] + " " + s[end:], start
+            continue
         if all(c.name != card.name for c in q.cards):
             several = count is None and bool(SEVERAL.search(s[max(0, start - 12) : end]))
             q.cards.append(CardAsk(card.name, count, several))
         s = s[:start] + " " + s[end:]
         pos = start
+    if "mac" in s and (m := MAC.search(s)):  # a Mac: plain capacity, not a model word
+        s = cut(s, m)
     if COUNT_HINTS.search(s) and (m := GPU_COUNT.search(s)):
         n = next(g for g in m.groups() if g)
         q.count = COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)

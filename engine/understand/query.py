@@ -42,6 +42,7 @@ class Query:
     model_words: str = ""
     unmatched_model: bool = False
     cards: list[CardAsk] = field(default_factory=list)
+    owned: list[CardAsk] = field(default_factory=list)  # cards we do not rent (hardware.yaml)
     count: int | None = None
     vram_gb: float | None = None
     budget_usd: float | None = None
@@ -79,4 +80,4 @@ class Query:
                 self.vram_gb,
                 self.budget_usd,
             )
-        ) or bool(self.cards)
+        ) or bool(self.cards or self.owned)

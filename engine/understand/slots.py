@@ -75,7 +75,7 @@ def read_numbers(q: Query, s: str, words: CatalogWords) -> tuple[str, str]:
         q.vram_gb = num(m.group(1))
         s = cut(s, m)
         # "a 4090 24gb" restates the card's memory; it is not a second thing to check.
-        if any(abs(words.card_vram[c.name] - q.vram_gb) <= 1 for c in q.cards):
+        if any(abs(words.card_vram[c.name] - q.vram_gb) <= 1 for c in (*q.cards, *q.owned)):
             q.vram_gb = None
 
     size_neighbor = ""

@@ -168,6 +168,8 @@ def test_capacity_uses_the_asked_hardware(cat: Catalog) -> None:
         read = (spec.active_params_b or spec.params_b) * cat.precision_by_name[
             o.precision
         ].bytes_per_param
+        if o.precision == spec.native_precision.experts:  # as released: BF16 outside experts
+            continue  # (the mixed read is checked in tests/queries/test_qa2_examples.py)
         assert o.decode_tok_s == pytest.approx(card.bandwidth_gbps / read)
     rels = [cat.model_by_id[o.model_id].released for o in a.budget]
     assert rels[0] >= "2024"  # current models lead
