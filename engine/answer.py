@@ -201,8 +201,9 @@ def _dispatch(b: Builder) -> Answer:
             used=q.precision.upper(),
             ignored=", ".join(p.upper() for p in q.extra_precisions),
         )
-    # "h100 na godziny": renting by the hour (the FAQ, with that card's figures), not specs
-    rental = q.wants_hourly and q.faq_topic is not None
+    # "h100 na godziny", "h100 na stanie?": renting by the hour or stock (the FAQ, with that
+    # card's figures), not the card's specs
+    rental = q.faq_topic is not None and (q.wants_hourly or q.faq_topic == "regions")
     one_card = len(q.cards) == 1 and not q.has_subject and not q.followup
     if q.wants_card_info and one_card and not rental:
         return card(b, q.cards[0].name)  # "card h100" asks about the card itself
