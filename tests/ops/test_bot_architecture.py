@@ -1,5 +1,6 @@
 """bot/'s shape: no import circles among its modules (package ``__init__`` files included),
-no module too big to read, and the CLI the only place that prints."""
+no module too big to read, and one lifecycle for every platform (ruff's T20 keeps ``print``
+in the CLI)."""
 
 from __future__ import annotations
 
