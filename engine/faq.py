@@ -12,6 +12,7 @@ from engine.answer_types import ModelRef, Pick
 from engine.catalog import Catalog
 from engine.models import Card, Task
 from engine.recommend import Workload, decode_for, recommend, set_price
+from engine.refs import typical_ref
 from engine.sizing import (
     HF_FULL_FT_BYTES,
     LORA_BASE_BYTES,
@@ -26,20 +27,6 @@ from engine.sizing import (
 from engine.text.voice import Voice
 
 GIB = 2**30
-
-
-def _shape(cat: Catalog, size_b: float) -> ModelRef:
-    s = next(x for x in cat.shapes if x.params_b == size_b)
-    return ModelRef(
-        name=None,
-        params_b=size_b,
-        layers=s.layers,
-        kv_heads=s.kv_heads,
-        head_dim=s.head_dim,
-        attention_heads=s.attention_heads,
-        assumed=True,
-        shape_source=s.like,
-    )
 
 
 def _bpp(cat: Catalog, precision: str) -> float:
@@ -70,7 +57,7 @@ def _pick_text(f: Voice, p: Pick | None) -> str:
 
 
 def _size_params(cat: Catalog, f: Voice, size: float) -> dict[str, Any]:
-    ref = _shape(cat, size)
+    ref = typical_ref(cat, size)
     out: dict[str, Any] = {"size": f.num(size)}
     for prec in ("bf16", "fp8", "int4"):
         need = _need(cat, ref, prec)
@@ -86,7 +73,7 @@ def _size_params(cat: Catalog, f: Voice, size: float) -> dict[str, Any]:
 
 def params_for(cat: Catalog, lang: str, topic: str, named: Card | None = None) -> dict[str, Any]:
     f = Voice(cat, lang)
-    r70 = _shape(cat, 70)
+    r70 = typical_ref(cat, 70)
     if topic.startswith("size_"):
         return _size_params(cat, f, float(topic.removeprefix("size_").removesuffix("b")))
     if topic == "compute_vram":
@@ -106,7 +93,7 @@ def params_for(cat: Catalog, lang: str, topic: str, named: Card | None = None) -
             "gb8k": f.gb(per * 8192 / 1e9),
             "gb128k": f.gb(per * 131072 / 1e9),
             "gb128k_fp8": f.gb(per * 131072 / 2e9),
-            "r13": f.gb(kv_bytes_per_token(_shape(cat, 13), 2.0) * 8192 / 1e9),
+            "r13": f.gb(kv_bytes_per_token(typical_ref(cat, 13), 2.0) * 8192 / 1e9),
         }
     if topic == "long_context":
         need32 = _need(cat, r70, "fp8", 32768)
@@ -119,7 +106,7 @@ def params_for(cat: Catalog, lang: str, topic: str, named: Card | None = None) -
             "need128_kv8": f.gb(inference(r70, 1, 1.0, 131072, 1).total),
         }
     if topic == "finetune_24gb":
-        r7, r13, r34 = _shape(cat, 7), _shape(cat, 13), _shape(cat, 34)
+        r7, r13, r34 = typical_ref(cat, 7), typical_ref(cat, 13), typical_ref(cat, 34)
         return {
             "q7": f.gb(training(r7, "qlora", 2048, 1).total),
             "q13": f.gb(training(r13, "qlora", 2048, 1).total),
@@ -178,7 +165,7 @@ def params_for(cat: Catalog, lang: str, topic: str, named: Card | None = None) -
             "bw": f.num(best_bw.gbps_per_usd_month, 2),
         }
     if topic == "bandwidth":
-        r7, r34 = _shape(cat, 7), _shape(cat, 34)
+        r7, r34 = typical_ref(cat, 7), typical_ref(cat, 34)
         a40, r5090, a100, r4090 = (
             _card(cat, n) for n in ("A40", "RTX 5090", "A100 SXM", "RTX 4090")
         )
@@ -225,7 +212,7 @@ def params_for(cat: Catalog, lang: str, topic: str, named: Card | None = None) -
             "date": book.prices_as_of,
         }
     if topic == "not_to_rent":
-        r405 = _shape(cat, 405)
+        r405 = typical_ref(cat, 405)
         prov = cat.fleet.provider
         return {
             "days": prov.min_term_days,

@@ -9,7 +9,7 @@ import math
 from engine import native
 from engine.answer_types import CardInfo, ModelRef
 from engine.catalog import Catalog
-from engine.models import Card, ModelSpec
+from engine.models import Card, ModelSpec, Shape
 
 
 def card_info(cat: Catalog, card: Card) -> CardInfo:
@@ -53,24 +53,8 @@ def model_ref(m: ModelSpec) -> ModelRef:
     )
 
 
-def typical_ref(cat: Catalog, size_b: float) -> ModelRef:
-    """A bare size: the guide's typical shape, or the nearest real dense GQA model's shape."""
-    for s in cat.shapes:
-        if abs(s.params_b - size_b) < 1e-9:
-            return ModelRef(
-                name=None,
-                params_b=size_b,
-                layers=s.layers,
-                kv_heads=s.kv_heads,
-                head_dim=s.head_dim,
-                attention_heads=s.attention_heads,
-                assumed=True,
-                shape_source=s.like,
-            )
-    dense = [
-        m for m in cat.models if m.moe is None and m.mla is None and m.kv_heads < m.attention_heads
-    ]
-    like = min(dense, key=lambda m: (abs(math.log(m.params_b / size_b)), m.released[::-1]))
+def _assumed(size_b: float, like: Shape | ModelSpec, source: str) -> ModelRef:
+    """A bare size sized with the attention shape of ``like`` (named in ``shape_source``)."""
     return ModelRef(
         name=None,
         params_b=size_b,
@@ -79,5 +63,17 @@ def typical_ref(cat: Catalog, size_b: float) -> ModelRef:
         head_dim=like.head_dim,
         attention_heads=like.attention_heads,
         assumed=True,
-        shape_source=like.name,
+        shape_source=source,
     )
+
+
+def typical_ref(cat: Catalog, size_b: float) -> ModelRef:
+    """A bare size: the guide's typical shape, or the nearest real dense GQA model's shape."""
+    for s in cat.shapes:
+        if abs(s.params_b - size_b) < 1e-9:
+            return _assumed(size_b, s, s.like)
+    dense = [
+        m for m in cat.models if m.moe is None and m.mla is None and m.kv_heads < m.attention_heads
+    ]
+    like = min(dense, key=lambda m: (abs(math.log(m.params_b / size_b)), m.released[::-1]))
+    return _assumed(size_b, like, like.name)

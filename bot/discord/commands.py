@@ -108,6 +108,24 @@ def _everywhere(command: Any) -> Any:
     return app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)(command)
 
 
+def _labelled(text: Callable[[str], app_commands.locale_str], *names: str) -> Callable[[Any], Any]:
+    """Name and describe each option in ``names`` by its message keys
+    (``dc.opt.<option>.name`` / ``.desc``), so every command words a shared option alike."""
+
+    def apply(command: Any) -> Any:
+        command = app_commands.describe(**{n: text(f"dc.opt.{n}.desc") for n in names})(command)
+        return app_commands.rename(**{n: text(f"dc.opt.{n}.name") for n in names})(command)
+
+    return apply
+
+
+def _command(
+    tree: app_commands.CommandTree[Any], text: Callable[[str], app_commands.locale_str], name: str
+) -> Callable[[Any], Any]:
+    """``tree.command`` named and described by the keys ``dc.cmd.<name>.name`` / ``.desc``."""
+    return tree.command(name=text(f"dc.cmd.{name}.name"), description=text(f"dc.cmd.{name}.desc"))
+
+
 def _autocomplete(
     command: Any, option: str, choices: Callable[[str], list[app_commands.Choice[str]]]
 ) -> None:
@@ -130,24 +148,9 @@ def _sizing_commands(
     tree = bot.tree
     task_choices = [app_commands.Choice(name=text(f"dc.task.{task}"), value=task) for task in TASKS]
 
-    @tree.command(name=text("dc.cmd.vram.name"), description=text("dc.cmd.vram.desc"))
+    @_command(tree, text, "vram")
     @_everywhere
-    @app_commands.rename(
-        query=text("dc.opt.query.name"),
-        precision=text("dc.opt.precision.name"),
-        context=text("dc.opt.context.name"),
-        batch=text("dc.opt.batch.name"),
-        task=text("dc.opt.task.name"),
-        card=text("dc.opt.card.name"),
-    )
-    @app_commands.describe(
-        query=text("dc.opt.query.desc"),
-        precision=text("dc.opt.precision.desc"),
-        context=text("dc.opt.context.desc"),
-        batch=text("dc.opt.batch.desc"),
-        task=text("dc.opt.task.desc"),
-        card=text("dc.opt.card.desc"),
-    )
+    @_labelled(text, "query", "precision", "context", "batch", "task", "card")
     @app_commands.choices(precision=precision_choices, task=task_choices)
     async def vram(
         interaction: discord.Interaction[Any],
@@ -171,22 +174,9 @@ def _sizing_commands(
     _autocomplete(vram, "context", bot.context_choices)
     _autocomplete(vram, "card", bot.card_choices)
 
-    @tree.command(name=text("dc.cmd.fit.name"), description=text("dc.cmd.fit.desc"))
+    @_command(tree, text, "fit")
     @_everywhere
-    @app_commands.rename(
-        model=text("dc.opt.model.name"),
-        card=text("dc.opt.card.name"),
-        count=text("dc.opt.count.name"),
-        precision=text("dc.opt.precision.name"),
-        context=text("dc.opt.context.name"),
-    )
-    @app_commands.describe(
-        model=text("dc.opt.model.desc"),
-        card=text("dc.opt.card.desc"),
-        count=text("dc.opt.count.desc"),
-        precision=text("dc.opt.precision.desc"),
-        context=text("dc.opt.context.desc"),
-    )
+    @_labelled(text, "model", "card", "count", "precision", "context")
     @app_commands.choices(precision=precision_choices)
     async def fit(
         interaction: discord.Interaction[Any],
@@ -208,22 +198,9 @@ def _sizing_commands(
     _autocomplete(fit, "card", bot.card_choices)
     _autocomplete(fit, "context", bot.context_choices)
 
-    @tree.command(name=text("dc.cmd.compare.name"), description=text("dc.cmd.compare.desc"))
+    @_command(tree, text, "compare")
     @_everywhere
-    @app_commands.rename(
-        first=text("dc.opt.first.name"),
-        second=text("dc.opt.second.name"),
-        third=text("dc.opt.third.name"),
-        precision=text("dc.opt.precision.name"),
-        context=text("dc.opt.context.name"),
-    )
-    @app_commands.describe(
-        first=text("dc.opt.first.desc"),
-        second=text("dc.opt.second.desc"),
-        third=text("dc.opt.third.desc"),
-        precision=text("dc.opt.precision.desc"),
-        context=text("dc.opt.context.desc"),
-    )
+    @_labelled(text, "first", "second", "third", "precision", "context")
     @app_commands.choices(precision=precision_choices)
     async def compare(
         interaction: discord.Interaction[Any],
@@ -263,34 +240,32 @@ def register_commands(bot: CommandHost) -> None:
     ]
     _sizing_commands(bot, text, precision_choices)
 
-    @tree.command(name=text("dc.cmd.gpus.name"), description=text("dc.cmd.gpus.desc"))
+    @_command(tree, text, "gpus")
     @_everywhere
     async def gpus(interaction: discord.Interaction[Any]) -> None:
         await bot.cmd_named(interaction, RequestOptions(kind="cards"))
 
-    @tree.command(name=text("dc.cmd.card.name"), description=text("dc.cmd.card.desc"))
+    @_command(tree, text, "card")
     @_everywhere
-    @app_commands.rename(name=text("dc.opt.name.name"))
-    @app_commands.describe(name=text("dc.opt.name.desc"))
+    @_labelled(text, "name")
     async def card(interaction: discord.Interaction[Any], name: str) -> None:
         await bot.cmd_named(interaction, RequestOptions(kind="card", card=name.strip()[:80]))
 
     _autocomplete(card, "name", bot.card_choices)
 
-    @tree.command(name=text("dc.cmd.faq.name"), description=text("dc.cmd.faq.desc"))
+    @_command(tree, text, "faq")
     @_everywhere
-    @app_commands.rename(topic=text("dc.opt.topic.name"))
-    @app_commands.describe(topic=text("dc.opt.topic.desc"))
+    @_labelled(text, "topic")
     @app_commands.choices(topic=faq_choices)
     async def faq(interaction: discord.Interaction[Any], topic: str) -> None:
         await bot.cmd_named(interaction, RequestOptions(kind="faq", faq_topic=topic))
 
-    @tree.command(name=text("dc.cmd.help.name"), description=text("dc.cmd.help.desc"))
+    @_command(tree, text, "help")
     @_everywhere
     async def help_(interaction: discord.Interaction[Any]) -> None:
         await bot.cmd_named(interaction, RequestOptions(kind="help"))
 
-    @tree.command(name=text("dc.cmd.reload.name"), description=text("dc.cmd.reload.desc"))
+    @_command(tree, text, "reload")
     @app_commands.default_permissions(manage_guild=True)
     async def reload(interaction: discord.Interaction[Any]) -> None:
         await bot.cmd_reload(interaction)

@@ -339,14 +339,7 @@ class VramMixin(Responder):
             locale=locale,
         )
         reply = await self._reply_for(result, text, owner=message.author.id)
-        kwargs: dict[str, Any] = {"allowed_mentions": NO_MENTIONS, "mention_author": False}
-        if reply.content:
-            kwargs["content"] = reply.content
-        if reply.embed is not None:
-            kwargs["embed"] = reply.embed
-        if reply.view is not None:
-            kwargs["view"] = reply.view
-        await message.reply(**kwargs)
+        await message.reply(allowed_mentions=NO_MENTIONS, mention_author=False, **reply.parts())
 
     async def _sync_from_message(self, message: discord.Message) -> None:
         lang = pick_lang(message.guild.preferred_locale.value if message.guild else None) or "en"

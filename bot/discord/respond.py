@@ -43,6 +43,18 @@ class Reply:
     content: str | None = None
     ephemeral: bool = False
 
+    def parts(self) -> dict[str, Any]:
+        """The content, embed and view that are set, as keyword arguments for a new message
+        (discord.py refuses an empty content and sends no absent embed or view)."""
+        out: dict[str, Any] = {}
+        if self.content:
+            out["content"] = self.content
+        if self.embed is not None:
+            out["embed"] = self.embed
+        if self.view is not None:
+            out["view"] = self.view
+        return out
+
 
 async def ready(reply: Reply) -> Reply:
     """A reply that needs no work, in the shape :meth:`Responder.respond` takes."""
@@ -172,11 +184,6 @@ class Responder(_Base):
                 allowed_mentions=NO_MENTIONS,
             )
             return
-        kwargs: dict[str, Any] = {"ephemeral": reply.ephemeral, "allowed_mentions": NO_MENTIONS}
-        if reply.content:
-            kwargs["content"] = reply.content
-        if reply.embed is not None:
-            kwargs["embed"] = reply.embed
-        if reply.view is not None:
-            kwargs["view"] = reply.view
-        await interaction.response.send_message(**kwargs)
+        await interaction.response.send_message(
+            ephemeral=reply.ephemeral, allowed_mentions=NO_MENTIONS, **reply.parts()
+        )

@@ -6,62 +6,12 @@ import ast
 from pathlib import Path
 
 import engine
+from tests.arch_support import find_cycle, import_graph, oversized, package_modules
 
 ENGINE = Path(engine.__file__).parent
 MAX_LINES = 450
-
-
-def _module_name(path: Path) -> str:
-    rel = path.relative_to(ENGINE.parent).with_suffix("")
-    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
-    return ".".join(parts)
-
-
-MODULES = {_module_name(p): p for p in sorted(ENGINE.rglob("*.py"))}
-
-
-def _imports(name: str, path: Path) -> set[str]:
-    """Engine modules this one imports, at any depth in the file (a function-level import
-    is still a dependency), each resolved to a module ("from engine import faq" too)."""
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            out.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                up = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*up, base] if base else up)
-            subs = {f"{base}.{a.name}" for a in node.names} & MODULES.keys()
-            out.update(subs or {base})  # "from engine import faq" imports the module only
-    return {m for m in out if m in MODULES and m != name}
-
-
-GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
-
-
-def _cycle() -> list[str] | None:
-    """One import cycle among the engine's modules, or None."""
-    state: dict[str, int] = {}  # 1 on the current path, 2 done
-    stack: list[str] = []
-
-    def visit(node: str) -> list[str] | None:
-        state[node] = 1
-        stack.append(node)
-        for dep in sorted(GRAPH[node]):
-            if state.get(dep) == 1:
-                return [*stack[stack.index(dep) :], dep]
-            if dep not in state and (found := visit(dep)):
-                return found
-        stack.pop()
-        state[node] = 2
-        return None
-
-    for name in sorted(GRAPH):
-        if name not in state and (found := visit(name)):
-            return found
-    return None
+MODULES = package_modules(ENGINE)
+GRAPH = import_graph(MODULES)
 
 
 def test_the_graph_sees_the_engine() -> None:
@@ -72,12 +22,12 @@ def test_the_graph_sees_the_engine() -> None:
 
 def test_no_import_circles() -> None:
     # A package's __init__ re-exports its modules; the modules must not import it back.
-    assert _cycle() is None, " -> ".join(_cycle() or [])
+    cycle = find_cycle(GRAPH)
+    assert cycle is None, " -> ".join(cycle or [])
 
 
 def test_no_module_is_too_big() -> None:
-    sizes = {n: len(p.read_text(encoding="utf-8").splitlines()) for n, p in MODULES.items()}
-    big = {n: lines for n, lines in sizes.items() if lines > MAX_LINES}
+    big = oversized(MODULES, MAX_LINES)
     assert not big, big
 
 

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import AsyncIterator
 
 import pytest
-from tg_support import Bot, FakeTelegram, make_settings, valid_token
+from tg_support import Bot, FakeTelegram, make_settings, running_bot, valid_token
 
 from bot.desk import Desk
-from bot.telegram.app import Poller, build_application, handled_updates
 from engine import Catalog, load_catalog
 
 
@@ -43,14 +41,5 @@ def desk(catalog: Catalog) -> Desk:
 async def bot(fake: FakeTelegram, desk: Desk) -> AsyncIterator[Bot]:
     """build_application and the Poller (the path main() uses), with the manual lifecycle."""
     settings = make_settings(fake)
-    app = build_application(settings, desk)
-    async with app:
-        await app.start()
-        poller = Poller(app, handled_updates(settings, desk), timeout=1)
-        task = asyncio.create_task(poller.run())
-        try:
-            yield Bot(fake, app, desk)
-        finally:
-            poller.stop()
-            await asyncio.wait_for(task, 30)
-            await app.stop()
+    async with running_bot(fake, desk, settings) as bot:
+        yield bot

@@ -4,15 +4,13 @@ Polish and Thai shows examples in the reader's language. The real PTB app agains
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
-from tg_support import Bot, FakeTelegram, JsonDict, make_settings, visible
+from tg_support import Bot, FakeTelegram, JsonDict, make_settings, running_bot, visible
 
 from bot.desk import Desk
 from bot.render.telegram import format_html
-from bot.telegram.app import Poller, build_application, handled_updates
 from engine import Answer, RequestOptions, ask, t
 
 RENT = "https://rent.example.com/order?card={card}"
@@ -23,17 +21,8 @@ SALES = "https://example.com/contact-sales"
 async def linked(fake: FakeTelegram, desk: Desk) -> AsyncIterator[Bot]:
     """The bot with both link URLs set (the path main() uses, like the ``bot`` fixture)."""
     settings = make_settings(fake, vramchat_rent_url=RENT, vramchat_sales_url=SALES)
-    app = build_application(settings, desk)
-    async with app:
-        await app.start()
-        poller = Poller(app, handled_updates(settings, desk), timeout=1)
-        task = asyncio.create_task(poller.run())
-        try:
-            yield Bot(fake, app, desk)
-        finally:
-            poller.stop()
-            await asyncio.wait_for(task, 30)
-            await app.stop()
+    async with running_bot(fake, desk, settings) as bot:
+        yield bot
 
 
 def url_buttons(message: JsonDict) -> list[tuple[str, str]]:

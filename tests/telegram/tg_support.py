@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from bot.desk import Desk
 from bot.settings import Settings
-from bot.telegram.app import TgApp
+from bot.telegram.app import Poller, TgApp, build_application, handled_updates
 from engine import Catalog
 
 try:  # tests/ is on sys.path in pytest's default (prepend) import mode
@@ -30,6 +32,7 @@ __all__ = [
     "make_settings",
     "parse_telegram_html",
     "post_webhook",
+    "running_bot",
     "valid_token",
     "visible",
 ]
@@ -103,3 +106,20 @@ class Bot:
     async def settle(self) -> None:
         """Let PTB finish the update it is processing (for 'no reply' assertions)."""
         await asyncio.sleep(0.3)
+
+
+@asynccontextmanager
+async def running_bot(fake: FakeTelegram, desk: Desk, settings: Settings) -> AsyncIterator[Bot]:
+    """build_application and the Poller (the path main() uses) with the manual lifecycle:
+    the bot polls ``fake`` while the block runs, and is stopped cleanly after it."""
+    app = build_application(settings, desk)
+    async with app:
+        await app.start()
+        poller = Poller(app, handled_updates(settings, desk), timeout=1)
+        task = asyncio.create_task(poller.run())
+        try:
+            yield Bot(fake, app, desk)
+        finally:
+            poller.stop()
+            await asyncio.wait_for(task, 30)
+            await app.stop()

@@ -88,6 +88,25 @@ async def open_page(browser: Browser, server: TestServer) -> tuple[Page, list[st
     return page, problems
 
 
+async def ask_with_enter(page: Page, question: str) -> None:
+    """Type a question into the box and send it the way staff mostly do, with Enter."""
+    await page.get_by_label("Customer's question").fill(question)
+    await page.keyboard.press("Enter")
+
+
+async def open_answered(browser: Browser, server: TestServer, **context: Any) -> Page:
+    """A page opened on the permalink for QUESTION with everything shown: the chart drawn,
+    the math on and the Telegram preview's details open (what the layout checks look at)."""
+    origin = str(server.make_url("/")).rstrip("/")
+    page = await (await browser.new_context(**context)).new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    await page.goto(origin + "/?q=" + "70b%20int4%20128k")
+    await expect(page.locator("#chart svg")).to_be_visible()
+    await page.get_by_label("Show the math").check()
+    await page.locator("#preview-telegram details summary").click()
+    return page
+
+
 async def clipboard(page: Page) -> Any:
     return await page.evaluate("navigator.clipboard.readText()")
 
@@ -181,8 +200,7 @@ async def test_user_words_are_text_never_markup(browser: Browser, catalog: Catal
     try:
         page, problems = await open_page(browser, server)
         evil = "llama <img src=x onerror=window.pwned=1> 70b <b>bold</b>"
-        await page.get_by_label("Customer's question").fill(evil)
-        await page.keyboard.press("Enter")
+        await ask_with_enter(page, evil)
         await expect(page.get_by_role("status")).to_contain_text("Answered")
         await expect(page.locator("#preview-telegram")).not_to_contain_text("No question")
         for box in ("#answer-body", "#preview-telegram", "#preview-discord", "#history"):
@@ -197,8 +215,7 @@ async def test_token_is_asked_for_when_the_server_needs_one(browser: Browser, ca
     server = await start(catalog, token="desk-token-abcdefghij")
     try:
         page, problems = await open_page(browser, server)
-        await page.get_by_label("Customer's question").fill(QUESTION)
-        await page.keyboard.press("Enter")
+        await ask_with_enter(page, QUESTION)
         await expect(page.get_by_role("status")).to_contain_text("Authorization: Bearer")
         token = page.get_by_label("Bearer token", exact=False)
         await expect(token).to_be_focused()
@@ -284,8 +301,7 @@ async def test_clarify_candidates_are_buttons(browser: Browser, catalog: Catalog
     server = await start(catalog)
     try:
         page, problems = await open_page(browser, server)
-        await page.get_by_label("Customer's question").fill("llam int4 128k")
-        await page.keyboard.press("Enter")
+        await ask_with_enter(page, "llam int4 128k")
         group = page.get_by_role("group", name="Pick the model")
         await expect(group).to_be_visible()
         expected = ask("llam int4 128k", catalog=catalog)
@@ -309,8 +325,7 @@ async def test_previews_show_the_real_telegram_and_discord_forms(
     server = await start(catalog)
     try:
         page, problems = await open_page(browser, server)
-        await page.get_by_label("Customer's question").fill(QUESTION)
-        await page.keyboard.press("Enter")
+        await ask_with_enter(page, QUESTION)
         answer = ask(QUESTION, catalog=catalog)
         short, details = telegram_visible(format_html(answer, catalog))
         tg = page.locator("#preview-telegram")
@@ -334,8 +349,7 @@ async def test_chart_draws_memory_against_context_with_capacity_lines(
     server = await start(catalog)
     try:
         page, problems = await open_page(browser, server)
-        await page.get_by_label("Customer's question").fill(QUESTION)
-        await page.keyboard.press("Enter")
+        await ask_with_enter(page, QUESTION)
         svg = page.locator("#chart svg")
         await expect(svg).to_be_visible()
         points = (await svg.locator("polyline.curve").get_attribute("points") or "").split()
@@ -347,8 +361,7 @@ async def test_chart_draws_memory_against_context_with_capacity_lines(
         assert await caps.nth(1).get_attribute("class") == "capacity next"
         await expect(svg.locator("text").filter(has_text="128k")).to_have_count(1)
         # a card list has no curve: the chart hides
-        await page.get_by_label("Customer's question").fill("gpus")
-        await page.keyboard.press("Enter")
+        await ask_with_enter(page, "gpus")
         await expect(page.locator("#chart-box")).to_be_hidden()
         assert problems == []
     finally:
@@ -361,17 +374,9 @@ async def test_no_sideways_scroll_at_320px_and_aa_contrast(
 ):
     server = await start(catalog)
     try:
-        origin = str(server.make_url("/")).rstrip("/")
-        context = await browser.new_context(
-            viewport={"width": 320, "height": 640},
-            color_scheme=scheme,  # type: ignore[arg-type]
+        page = await open_answered(
+            browser, server, viewport={"width": 320, "height": 640}, color_scheme=scheme
         )
-        page = await context.new_page()
-        page.set_default_timeout(TIMEOUT_MS)
-        await page.goto(origin + "/?q=" + "70b%20int4%20128k")
-        await expect(page.locator("#chart svg")).to_be_visible()
-        await page.get_by_label("Show the math").check()
-        await page.locator("#preview-telegram details summary").click()
         assert await page.evaluate("document.documentElement.scrollWidth") <= 320
         worst = await page.evaluate(CONTRAST_JS)
         assert worst and worst[0][0] >= 4.5, worst
@@ -403,18 +408,8 @@ async def test_axe_finds_no_wcag_aa_violations(browser: Browser, catalog: Catalo
         pytest.skip("axe-core not installed (npm install --prefix ~/.cache/vramchat-axe axe-core)")
     server = await start(catalog)
     try:
-        origin = str(server.make_url("/")).rstrip("/")
         # bypass_csp: the page allows no inline script, and axe is injected as one
-        context = await browser.new_context(
-            color_scheme=scheme,  # type: ignore[arg-type]
-            bypass_csp=True,
-        )
-        page = await context.new_page()
-        page.set_default_timeout(TIMEOUT_MS)
-        await page.goto(origin + "/?q=" + "70b%20int4%20128k")
-        await expect(page.locator("#chart svg")).to_be_visible()
-        await page.get_by_label("Show the math").check()
-        await page.locator("#preview-telegram details summary").click()
+        page = await open_answered(browser, server, color_scheme=scheme, bypass_csp=True)
         await page.add_script_tag(path=str(script))
         result = await page.evaluate(
             "axe.run(document, {runOnly: {type: 'tag', values: "
