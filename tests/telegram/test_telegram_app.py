@@ -322,7 +322,11 @@ async def test_post_init_sets_commands_and_sighup_reloads(
         assert len(bot.fake.commands) == 3
         with caplog.at_level(logging.INFO, logger="vramchat.desk"):
             signal.raise_signal(signal.SIGHUP)
-            await bot.settle()
+            # the reload runs in a worker thread: wait for its log line, not a fixed time
+            for _ in range(200):
+                if "data reloaded" in caplog.text:
+                    break
+                await asyncio.sleep(0.05)
         assert "data reloaded" in caplog.text
     finally:
         asyncio.get_running_loop().remove_signal_handler(signal.SIGHUP)
