@@ -292,17 +292,19 @@ def more_cards(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
         if same is not None:
             out.append(_change(b, hw.times(same), "cards", req, same))
     asked_bytes = b.breakdown(req).parts["weights"]
+    # the rungs and their weights do not depend on the count (FP8 support is the card's)
+    rungs: list[Request] | None = None
     for n in counts:
         if same is not None and n >= same:
             break
         more = hw.times(n)
-        lower = [
-            r
-            for r in ladder_requests(b, more, req)
-            if b.breakdown(r).parts["weights"] < asked_bytes
-            and splits(b, r, n)
-            and holds(b, more, r)
-        ]
+        if rungs is None:
+            rungs = [
+                r
+                for r in ladder_requests(b, more, req)
+                if b.breakdown(r).parts["weights"] < asked_bytes
+            ]
+        lower = [r for r in rungs if splits(b, r, n) and holds(b, more, r)]
         if lower:
             out.append(_change(b, more, "cards", lower[0], n))
             break
