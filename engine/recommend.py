@@ -44,15 +44,21 @@ class Workload(NamedTuple):
 def kv_extra_per_card_gb(w: Workload, count: int) -> float:
     """Cache a card holds beyond its even 1/count share: tensor parallelism copies an MLA latent
     to every card, and KV heads fewer than the cards are copied so each card has one."""
-    if count == 1 or not w.kv_gb:
+    return kv_extra_gb(w.kv_gb, count, w.kv_heads, w.kv_replicated)
+
+
+def kv_extra_gb(kv_gb: float, count: int, kv_heads: int | None, replicated: bool) -> float:
+    """:func:`kv_extra_per_card_gb` from the plain numbers: a context or batch search probes
+    with these without building a Workload per probe."""
+    if count == 1 or not kv_gb:
         return 0.0
-    if w.kv_replicated:
+    if replicated:
         share = 1.0
-    elif w.kv_heads and w.kv_heads < count:
-        share = 1 / w.kv_heads
+    elif kv_heads and kv_heads < count:
+        share = 1 / kv_heads
     else:
         return 0.0
-    return w.kv_gb * share - w.kv_gb / count
+    return kv_gb * share - kv_gb / count
 
 
 def set_headroom_gb(card: Card, count: int, w: Workload) -> float:

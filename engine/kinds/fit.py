@@ -46,7 +46,10 @@ def fit_on(b: Builder, hw: Hardware, req: Request) -> Fit:
     """Every rung of the ladder on ``hw``, the asked one's verdict, limits and the changes."""
     reqs = ladder.ladder_requests(b, hw, req)
     options = [ladder.option(b, hw, r) for r in reqs]
-    asked = ladder.option(b, hw, req)
+    # the asked request is one of the rungs when the hardware runs it: its option is that one
+    asked = next((o for r, o in zip(reqs, options, strict=True) if r is req), None)
+    if asked is None:
+        asked = ladder.option(b, hw, req)
     best_at = next((i for i, o in enumerate(options) if o.fits), None)
     best_req = reqs[best_at] if best_at is not None else None
     best = None

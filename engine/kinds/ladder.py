@@ -14,8 +14,14 @@ from engine.answer_types import FitChange, FitOption, Request
 from engine.kinds.base import Builder
 from engine.limits import MAX_BATCH, MAX_CONTEXT_TOKENS
 from engine.models import Card, OwnedCard
-from engine.recommend import Workload, kv_extra_per_card_gb, set_allowed, set_headroom_gb
-from engine.sizing import kv_cache_gb
+from engine.recommend import (
+    Workload,
+    kv_extra_gb,
+    kv_extra_per_card_gb,
+    set_allowed,
+    set_headroom_gb,
+)
+from engine.sizing import OVERHEAD_GB, kv_cache_gb
 
 # Weight precisions a fit is tried at: the sources' three, INT8 and the common GGUF types.
 LADDER = ("bf16", "fp8", "q8_0", "int8", "q6_k", "q5_k_m", "q4_k_m", "int4")
@@ -99,7 +105,44 @@ def headroom(b: Builder, hw: Hardware, req: Request) -> tuple[float, float, Work
     return total, hw.vram_gb - total - extra, w
 
 
+class Probe:
+    """``headroom`` of one request on one set at any context and batch, by plain arithmetic.
+
+    The weights, the overhead, whether the set runs the precision and what tensor parallelism
+    does with the cache do not change between the probes of a search; only the KV cache does.
+    Each probe computes the very sums ``headroom`` computes (same terms, same order), so a
+    search gives the same answer, about ten times faster.
+    """
+
+    def __init__(self, b: Builder, hw: Hardware, req: Request) -> None:
+        assert req.model is not None and req.task == "inference"
+        self.hw, self.model = hw, req.model
+        self.runs = runnable(b, hw, req)
+        self.weights = b.breakdown(req).parts["weights"]
+        self.kvb = b.cat.kv_by_name[req.kv_dtype].bytes
+        self.kv_heads = None if req.model.mla else req.model.kv_heads
+        self.replicated = bool(req.model.mla)
+
+    def room(self, context_tokens: int, batch: int) -> float:
+        """GB left on the set, as ``headroom(...)[1]`` for that context and batch."""
+        hw = self.hw
+        kv = kv_cache_gb(self.model, self.kvb, context_tokens, batch)
+        total = sum((self.weights, kv, OVERHEAD_GB))  # Breakdown.total: the parts in order
+        if hw.card is not None:  # set_headroom_gb
+            extra = kv_extra_gb(kv, hw.count, self.kv_heads, self.replicated)
+            return hw.card.vram_gb * hw.count - total - extra * hw.count
+        if hw.owned is not None:
+            extra = kv_extra_gb(kv, hw.count, self.kv_heads, self.replicated) * hw.count
+            return hw.vram_gb - total - extra
+        return hw.vram_gb - total - 0.0
+
+    def holds(self, context_tokens: int, batch: int) -> bool:
+        return self.runs and self.room(context_tokens, batch) >= 0
+
+
 def holds(b: Builder, hw: Hardware, req: Request) -> bool:
+    if req.task == "inference" and req.model is not None:
+        return Probe(b, hw, req).holds(req.context_tokens, req.batch)
     return runnable(b, hw, req) and headroom(b, hw, req)[1] >= 0
 
 
@@ -159,10 +202,11 @@ def max_context(b: Builder, hw: Hardware, req: Request) -> int:
     """The longest context in whole 1k steps that fits (0 when not even 1k does)."""
     if req.task != "inference":
         return 0
+    probe = Probe(b, hw, req)
     lo, hi = 0, context_cap(req) // CTX_STEP
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if holds(b, hw, req.model_copy(update={"context_tokens": mid * CTX_STEP})):
+        if probe.holds(mid * CTX_STEP, req.batch):
             lo = mid
         else:
             hi = mid - 1
@@ -173,10 +217,11 @@ def max_users(b: Builder, hw: Hardware, req: Request) -> int:
     """The most sequences at the asked context that fit (0 when not even one does)."""
     if req.task != "inference":
         return 0
+    probe = Probe(b, hw, req)
     lo, hi = 0, MAX_BATCH
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if holds(b, hw, req.model_copy(update={"batch": mid})):
+        if probe.holds(req.context_tokens, mid):
             lo = mid
         else:
             hi = mid - 1
@@ -247,17 +292,19 @@ def more_cards(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
         if same is not None:
             out.append(_change(b, hw.times(same), "cards", req, same))
     asked_bytes = b.breakdown(req).parts["weights"]
+    # the rungs and their weights do not depend on the count (FP8 support is the card's)
+    rungs: list[Request] | None = None
     for n in counts:
         if same is not None and n >= same:
             break
         more = hw.times(n)
-        lower = [
-            r
-            for r in ladder_requests(b, more, req)
-            if b.breakdown(r).parts["weights"] < asked_bytes
-            and splits(b, r, n)
-            and holds(b, more, r)
-        ]
+        if rungs is None:
+            rungs = [
+                r
+                for r in ladder_requests(b, more, req)
+                if b.breakdown(r).parts["weights"] < asked_bytes
+            ]
+        lower = [r for r in rungs if splits(b, r, n) and holds(b, more, r)]
         if lower:
             out.append(_change(b, more, "cards", lower[0], n))
             break
