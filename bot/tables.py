@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import re
 import unicodedata
 
 __all__ = ["display_width", "human_tokens", "parse_tokens", "table"]
@@ -40,9 +39,10 @@ def human_tokens(tokens: int) -> str:
 
 
 def parse_tokens(text: str) -> int:
-    """'128k', '1M', '131072' -> tokens (for ``--min-context``)."""
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*", text)
-    if not m:
+    """'128k', '1M', '131072' -> tokens (for ``--min-context``): the engine's one reader."""
+    from engine import parse_token_count  # only when the option is given: --help stays light
+
+    n = parse_token_count(text)
+    if n is None:
         raise argparse.ArgumentTypeError(f"not a context length: {text!r} (try 32k, 128k, 1M)")
-    scale = {"": 1, "k": 1024, "m": 1024 * 1024}[m[2].lower()]
-    return int(float(m[1]) * scale)
+    return n
