@@ -11,7 +11,7 @@ from typing import Any
 from engine.answer_types import Answer, BudgetOption, Section
 from engine.text.formulas import math_lines
 from engine.text.labels import (
-    alt_line,
+    alternatives_section,
     card_lines,
     memory_lines,
     pick_line,
@@ -69,12 +69,7 @@ def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
     elif a.cluster_nodes:
         card_lines.append(v.t("pick.cluster", nodes=a.cluster_nodes, card=v.cat.fleet.cluster.card))
     sections.append(Section.model_construct(title=v.t("section.card"), lines=card_lines))
-    if a.alternatives:
-        sections.append(
-            Section.model_construct(
-                title=v.t("section.alternatives"), lines=[alt_line(v, p) for p in a.alternatives]
-            )
-        )
+    sections.extend(alternatives_section(v, a.alternatives))
     return {"headline": headline, "sections": sections, "math": math_lines(v, a)}
 
 

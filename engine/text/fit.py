@@ -7,7 +7,7 @@ from typing import Any
 from engine.answer_types import Answer, Fit, FitChange, Request, Section
 from engine.native import VLLM_DEFAULT_SHARE
 from engine.text.formulas import math_lines
-from engine.text.labels import alt_line, fit_line, memory_lines, pick_line
+from engine.text.labels import alternatives_section, fit_line, memory_lines, pick_line
 from engine.text.labels import request_label as _request_label
 from engine.text.voice import Voice, ctx_label
 
@@ -205,12 +205,7 @@ def describe_fit(v: Voice, a: Answer) -> Answer:
     elif a.cluster_nodes:
         card_lines.append(v.t("pick.cluster", nodes=a.cluster_nodes, card=v.cat.fleet.cluster.card))
     sections.append(Section.model_construct(title=v.t("section.cheapest"), lines=card_lines))
-    if a.alternatives:
-        sections.append(
-            Section.model_construct(
-                title=v.t("section.alternatives"), lines=[alt_line(v, p) for p in a.alternatives]
-            )
-        )
+    sections.extend(alternatives_section(v, a.alternatives))
     upd: dict[str, Any] = {
         "headline": headline(v, a),
         "sections": sections,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.answer_types import Answer, Fit, Pick, Request
+from engine.answer_types import Answer, Fit, Pick, Request, Section
 from engine.text.voice import Voice, ctx_label
 
 
@@ -50,6 +50,14 @@ def pick_line(v: Voice, p: Pick) -> str:
     if p.tight:
         text += " " + v.t("pick.tight")
     return text
+
+
+def alternatives_section(v: Voice, picks: list[Pick]) -> list[Section]:
+    """The "also worth a look" block, or nothing when there are no alternatives."""
+    if not picks:
+        return []
+    lines = [alt_line(v, p) for p in picks]
+    return [Section.model_construct(title=v.t("section.alternatives"), lines=lines)]
 
 
 def alt_line(v: Voice, p: Pick) -> str:
