@@ -32,6 +32,7 @@ IDENT = re.compile(
 WHAT_FITS = re.compile(
     r"\bwhat\s+(?:\w+\s+)?(?:fits?|can\s+(?:i|we|you)\s+(?:run|serve|host|fit)|runs?)\b"
     r"|\bwhich\s+models?\b|\bwhat\s+models?\b|\bbiggest\s+model\b|\blargest\s+model\b"
+    r"|\bhow\s+(?:big|large)\s+(?:an?\s+)?(?:llm|model)s?\b|\bjak\s+du[zż]y\s+model"
     r"|\bco\s+(?:uruchomi|zmieszcz|zmie[sś]ci|odpal)|\bjaki\s+model|\bjakie\s+modele"
     r"|อะไรได้บ้าง|โมเดลไหน|โมเดลอะไร|รันอะไร|อะไร\S{0,24}ได้บ้าง|ใหญ่สุดเท่าไหร่|ใหญ่ที่สุด"
     r"|\bjaki\s+najwi[eę]kszy|\bco\s+(?:mog[eę]|da\s+si[eę])\s+(?:uruchomi|odpali|postawi)"
@@ -128,8 +129,8 @@ GPU_COUNT = re.compile(
     + "|".join(sorted(COUNT_WORDS, key=len, reverse=True))
     + r")"
     + r"\s*(?:x\s*)?"
-    + CARD_NOUN
-    + r"(?!\w)"
+    # Thai writes no spaces between words: "สองใบได้ไหม" ends the noun without a boundary
+    + r"(?:(?:cards?|gpus?|kart\w*|karty)(?!\w)|การ์ด|ใบ)"
     r"|(?:การ์ด|gpu)\s*(\d+)\s*(?:ใบ|ตัว)|(?<![\w.])(\d{1,2})\s*ใบ"
 )
 
