@@ -101,7 +101,7 @@ def bench_ask(cat: Catalog, questions: list[str]) -> dict[str, float]:
 def inflate(cat: Catalog, target: int, rng: random.Random) -> Catalog:
     """The same catalog with synthetic alias variants until it holds ``target`` aliases."""
     from engine.catalog import _build
-    from engine.models import PrecisionsFile
+    from engine.models import HardwareFile, PrecisionsFile
 
     models = list(cat.models)
     total = sum(len(m.aliases) for m in models)
@@ -125,6 +125,7 @@ def inflate(cat: Catalog, target: int, rng: random.Random) -> Catalog:
         cat.messages,
         cat.price_books,
         cat.price_book,
+        HardwareFile(cards=list(cat.owned_by_name.values())),
     )
 
 
