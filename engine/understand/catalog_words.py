@@ -39,7 +39,7 @@ class CatalogWords:
     name_numbers: dict[str, frozenset[str]]
 
 
-def _trie(words: set[str], space: str) -> str:
+def trie(words: set[str], space: str) -> str:
     """One regex for many literal words, as a trie ("q4(?:_(?:k_m|0))?"): the engine then
     rejects a position after a letter or two instead of trying every word. Longer words win
     (each optional tail is greedy); a space in a word matches ``space``."""
@@ -71,8 +71,8 @@ def catalog_words(catalog: Catalog) -> CatalogWords:
     """Cached per catalog object, so a reload builds fresh patterns."""
     names = {a.lower() for c in catalog.cards for a in (c.name, *c.aliases)}
     owned = {a.lower() for c in catalog.owned_by_name.values() for a in (c.name, *c.aliases)}
-    cards = _trie(names | owned, r"[\s-]*")  # owned cards (hardware.yaml) are found too
-    precisions = _trie(set(catalog.precision_alias), r"[\s_-]*")
+    cards = trie(names | owned, r"[\s-]*")  # owned cards (hardware.yaml) are found too
+    precisions = trie(set(catalog.precision_alias), r"[\s_-]*")
     return CatalogWords(
         card_scan=re.compile(cards),
         precision=re.compile(r"(?<![\w.])(" + precisions + r")(?![\w.])"),
@@ -153,7 +153,10 @@ def unknown_precisions(q: Query, s: str, pats: CatalogWords) -> str:
     """Precision-looking words left over ("4 bits", "q9", "fp4"): a plural of a known one is
     that one, and so is a Polish or Thai bit count ("w 4 bitach", "8 บิต"); the rest are
     types we do not know, reported, never guessed. Returns the rest."""
-    for m in PRECISION_LIKE.finditer(s):
+    found = list(PRECISION_LIKE.finditer(s))  # the same matches .sub would replace
+    if not found:
+        return s
+    for m in found:
         compact = PRECISION_SEPARATORS.sub("", BIT_ENDING.sub("bit", m.group(0)))
         name = pats.precision_compact.get(compact.removesuffix("s"))
         if name is not None and q.precision is None:
@@ -162,4 +165,11 @@ def unknown_precisions(q: Query, s: str, pats: CatalogWords) -> str:
             q.unknown_precisions.append(m.group(0))
         if len(q.unknown_precisions) >= MAX_MENTIONS:
             break
-    return PRECISION_LIKE.sub(" ", s) if q.unknown_precisions or q.precision else s
+    if not (q.unknown_precisions or q.precision):
+        return s
+    parts, at = [], 0
+    for m in found:
+        parts.append(s[at : m.start()])
+        at = m.end()
+    parts.append(s[at:])
+    return " ".join(parts)

@@ -4,10 +4,12 @@ piece, so a question only checks the few keywords whose piece it contains.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from engine.catalog import Catalog
 from engine.catalog_cache import per_catalog
+from engine.understand.catalog_words import trie
 
 FAQ_MIN_SCORE = 1.5  # one keyword of a few letters is not enough to call it an FAQ
 
@@ -17,6 +19,8 @@ class FaqIndex:
     topics: tuple[str, ...]
     anchors: dict[str, tuple[tuple[str, int, float], ...]]  # trigram -> (keyword, topic, w)
     short: tuple[tuple[str, int, float], ...]  # keywords under three characters
+    # Every anchor as a lookahead: findall lists the anchors in the text, overlapping, in order.
+    anchor_scan: re.Pattern[str]
     ids: frozenset[str]
 
 
@@ -45,6 +49,7 @@ def faq_index(catalog: Catalog) -> FaqIndex:
         topics=tuple(t.id for t in catalog.faq),
         anchors={g: tuple(v) for g, v in anchors.items()},
         short=tuple(short),
+        anchor_scan=re.compile("(?=(" + trie(set(anchors), " ") + "))"),
         ids=frozenset(t.id for t in catalog.faq),
     )
 
@@ -52,21 +57,17 @@ def faq_index(catalog: Catalog) -> FaqIndex:
 def match_faq(catalog: Catalog, text: str) -> str | None:
     """The FAQ topic whose keywords the text mentions most (phrases count by length)."""
     idx = faq_index(catalog)
-    scores = [0.0] * len(idx.topics)
+    scores: dict[int, float] = {}  # only the topics some keyword names
     for kw, topic, weight in idx.short:
         if kw in text:
-            scores[topic] += weight
-    seen: set[str] = set()
+            scores[topic] = scores.get(topic, 0.0) + weight
     anchors = idx.anchors
-    for j in range(len(text) - 2):
-        g = text[j : j + 3]
-        if g in anchors and g not in seen:
-            seen.add(g)
-            for kw, topic, weight in anchors[g]:
-                if kw in text:
-                    scores[topic] += weight
+    for g in dict.fromkeys(idx.anchor_scan.findall(text)):  # first places first, as written
+        for kw, topic, weight in anchors[g]:
+            if kw in text:
+                scores[topic] = scores.get(topic, 0.0) + weight
     best, best_score = None, 0.0
-    for name, score in zip(idx.topics, scores, strict=True):
-        if score > best_score:
-            best, best_score = name, score
+    for topic in sorted(scores):  # the earlier topic wins a tie
+        if scores[topic] > best_score:
+            best, best_score = idx.topics[topic], scores[topic]
     return best if best_score >= FAQ_MIN_SCORE else None

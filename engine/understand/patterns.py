@@ -260,7 +260,20 @@ LIMIT_CONTEXT_HINTS = hint(
     "context", "ctx", "kontekst", "sequence", "บริบท", "token", "tokenów", "โทเคน", "how many",
     "how long", "prompt", "jak dług", "jak dlug", "ยาวได้",
 )  # fmt: skip
+# Every WHAT_FITS form starts with one of these (the text's only whitespace is " ").
+WHAT_FITS_HINTS = hint(
+    "what ", "which ", "biggest ", "largest ", "how ", "jak", "co ", "อะไร", "โมเดล", "ใหญ่",
+)  # fmt: skip
 LIMIT_BATCH_HINTS = hint("how many", "max", "ilu", "ile", "maks", "กี่")
+# What each LIMIT_CONTEXT / LIMIT_BATCH form asks about (a second gate: "ile vram" alone is not)
+LIMIT_CONTEXT_ASKS = hint(
+    "max", "maks", "longest", "biggest", "largest", "how ", "najd", "najwi", "บริบท", "ile ",
+    "jak ", "กี่", "ยาวได้",
+)  # fmt: skip
+LIMIT_BATCH_ASKS = hint(
+    "user", "request", "session", "conversation", "stream", "concurren", "people", "sequence",
+    "chat", "client", "batch", "sesji", "rozm", "zapyta", "ytkownik", "parti", "กี่",
+)  # fmt: skip
 COUNT_HINTS = hint("card", "gpu", "kart", "การ์ด", "ใบ")
 TP_HINTS = hint("tp", "tensor")
 SHAPE_HINTS = hint("layer", "head", "warstw", "głowic", "glowic", "ชั้น", "เลเยอร์", "hidden")

@@ -49,8 +49,10 @@ from engine.understand.patterns import (
     KV_FIRST,
     KV_HINTS,
     LIMIT_BATCH,
+    LIMIT_BATCH_ASKS,
     LIMIT_BATCH_HINTS,
     LIMIT_CONTEXT,
+    LIMIT_CONTEXT_ASKS,
     LIMIT_CONTEXT_HINTS,
     MAX_MENTIONS,
     MOE_SIZE,
@@ -60,6 +62,7 @@ from engine.understand.patterns import (
     TENSOR_PARALLEL,
     TP_HINTS,
     WHAT_FITS,
+    WHAT_FITS_HINTS,
     scan,
 )
 from engine.understand.query import CardAsk, Query
@@ -121,9 +124,9 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     q.followup = bool(FOLLOWUP.match(s)) or (
         FOLLOWUP_HINTS.search(s) is not None and FOLLOWUP_ANYWHERE.search(s) is not None
     )
-    if LIMIT_CONTEXT_HINTS.search(s) and LIMIT_CONTEXT.search(s):
+    if LIMIT_CONTEXT_HINTS.search(s) and LIMIT_CONTEXT_ASKS.search(s) and LIMIT_CONTEXT.search(s):
         q.wants_limit = "context"
-    elif LIMIT_BATCH_HINTS.search(s) and LIMIT_BATCH.search(s):
+    elif LIMIT_BATCH_HINTS.search(s) and LIMIT_BATCH_ASKS.search(s) and LIMIT_BATCH.search(s):
         q.wants_limit = "batch"
 
     # Cards first: "a40" or "4090" must not be read as sizes or context.
@@ -205,8 +208,13 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     # A VRAM amount always asks "does it fit"; a card may also just be the subject.
     q.wants_fit = q.vram_gb is not None or (bool(q.cards) and FIT.search(s) is not None)
     q.wants_card_info = bool(q.cards) and bool(CARD_INFO.search(s))
-    q.wants_what_fits = bool(q.cards or q.vram_gb) and bool(WHAT_FITS.search(raw.lower()))
-    q.faq_topic = match_faq(catalog, raw.lower())
+    low = raw.lower()
+    q.wants_what_fits = (
+        bool(q.cards or q.vram_gb)
+        and WHAT_FITS_HINTS.search(low) is not None
+        and WHAT_FITS.search(low) is not None
+    )
+    q.faq_topic = match_faq(catalog, low)
     if HOURLY_HINTS.search(s) and HOURLY.search(s):
         q.wants_hourly = True
         if q.faq_topic is None and HOURLY_TOPIC in faq_index(catalog).ids:
