@@ -37,6 +37,20 @@ SLOTS = ("subject", "cards", "precision", "context_tokens", "vram_gb", "kv_dtype
 SHARED = (*SLOTS, "task", "wants_fit", "wants_what_fits", "wants_limit")
 
 
+# Every SEPARATOR form holds one of these (after a space, lowered); Thai ones are checked as is.
+_SEPARATOR_WORDS = (" vs", " versus", " or", " czy", " albo", " lub", " kontra")
+
+
+def _may_separate(body: str) -> bool:
+    """A cheap superset of ``SEPARATOR.search``: most questions name no alternatives."""
+    if "หรือ" in body or "เทียบกับ" in body:
+        return True
+    if not body.isprintable() or "\u017f" in body:
+        return True  # whitespace other than " ", or a long s (an "s" ignoring case): the regex
+    low = body.lower()
+    return any(w in low for w in _SEPARATOR_WORDS)
+
+
 def split(text: str) -> list[str] | None:
     """The alternatives a question names, each as its own text; None when it names one."""
     if not HINTS.search(text.lower()):
@@ -45,7 +59,7 @@ def split(text: str) -> list[str] | None:
     led = LEAD.match(body)
     if led:
         body = body[led.end() :]
-    parts = [p for p in SEPARATOR.split(body) if p.strip()]
+    parts = [p for p in SEPARATOR.split(body) if p.strip()] if _may_separate(body) else [body]
     if len(parts) < 2 and led:
         parts = [p for p in AND.split(body) if p.strip()]
     if 2 <= len(parts) <= MAX_ITEMS:

@@ -16,7 +16,7 @@ _INVISIBLE = re.compile(
     r"\u2060-\u206f\ufe00-\ufe0f\ufeff\ufff9-\ufffb]"
 )
 _MARKUP = re.compile(r"</?[a-z][a-z0-9]{0,10}(?:\s[^<>]{0,80})?/?>|\*\*|__|`+|~~|\|\|", re.I)
-_SPACES = re.compile(r"\s+")
+_MARKUP_START = re.compile(r"[<*_`~|]")  # what every _MARKUP form begins with
 _THAI = re.compile(r"[\u0e00-\u0e7f]")
 
 
@@ -31,7 +31,10 @@ def clean(text: str) -> tuple[str, bool]:
             text = text.translate(_THAI_DIGITS)
     truncated = long or len(text) > MAX_QUERY_CHARS
     text = text[:MAX_QUERY_CHARS]
-    text = _INVISIBLE.sub(" ", text)
-    text = _MARKUP.sub(" ", text)
-    text = text.replace("×", "x").replace("–", "-").replace("—", "-").replace("’", "'")
-    return _SPACES.sub(" ", text).strip(), truncated
+    if not (text.isascii() and text.isprintable()):  # printable ASCII has none of them
+        text = _INVISIBLE.sub(" ", text)
+    if _MARKUP_START.search(text):
+        text = _MARKUP.sub(" ", text)
+    if not text.isascii():
+        text = text.replace("×", "x").replace("–", "-").replace("—", "-").replace("’", "'")
+    return " ".join(text.split()), truncated  # str.split's whitespace is exactly regex \s
