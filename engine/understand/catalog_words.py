@@ -20,6 +20,7 @@ from engine.understand.patterns import (
     COUNT_WORDS,
     MAX_MENTIONS,
     PRECISION_LIKE,
+    PRECISION_LIKE_HINT,
     PRECISION_SEPARATORS,
 )
 from engine.understand.query import Query
@@ -153,6 +154,8 @@ def unknown_precisions(q: Query, s: str, pats: CatalogWords) -> str:
     """Precision-looking words left over ("4 bits", "q9", "fp4"): a plural of a known one is
     that one, and so is a Polish or Thai bit count ("w 4 bitach", "8 บิต"); the rest are
     types we do not know, reported, never guessed. Returns the rest."""
+    if PRECISION_LIKE_HINT.search(s) is None:
+        return s
     found = list(PRECISION_LIKE.finditer(s))  # the same matches .sub would replace
     if not found:
         return s

@@ -17,6 +17,10 @@ _ENDINGS = (
     ("ą", ""), ("ę", ""),
 )  # fmt: skip
 MIN_STEM = 3
+# The endings by their last letter, in the same order: most words end in none of them.
+_BY_LAST: dict[str, tuple[tuple[str, str], ...]] = {
+    last: tuple(e for e in _ENDINGS if e[0][-1] == last) for last in {e[0][-1] for e in _ENDINGS}
+}
 
 
 _TRAILING_VERSION = re.compile(r"(?<=[^\d.])[\d.]+$")
@@ -30,7 +34,7 @@ def base_form(word: str, vocab: Collection[str]) -> str:
     if (m := _TRAILING_VERSION.search(word)) and m.start() > MIN_STEM:
         stem = base_form(word[: m.start()], vocab)
         return stem + m.group(0) if stem != word[: m.start()] else word
-    for ending, repl in _ENDINGS:
+    for ending, repl in _BY_LAST.get(word[-1], ()):
         if word.endswith(ending) and len(word) - len(ending) >= MIN_STEM:
             stem = word[: -len(ending)] + repl
             if stem in vocab:

@@ -42,10 +42,11 @@ def detect_lang(text: str) -> Lang | None:
     """Thai script or Polish letters decide; otherwise Polish and English words are counted,
     and a lone short Polish word ("w", "na", "z") does not outvote English ("w/ 64k context"
     is English shorthand, "70b w int4" is Polish). Plain sizing shorthand says nothing."""
-    if _THAI.search(text):
+    ascii = text.isascii()  # then neither Thai script nor Polish letters
+    if not ascii and _THAI.search(text):
         return "th"
     low = text.lower()
-    if _PL_CHARS.search(low):
+    if not ascii and _PL_CHARS.search(low):
         return "pl"
     raw_words = low.split()
     words = [w.strip(_WORD_EDGES) for w in raw_words if w not in _ENGLISH_SHORTHAND]

@@ -251,7 +251,6 @@ FOLLOWUP = re.compile(  # .match: how a follow-up starts
     r"|to\s+samo|teraz|zamiast|with|at|on|for|w|na|z|przy|dla)\b|แล้ว|และ|ถ้า)"
 )
 FOLLOWUP_ANYWHERE = re.compile(r"\b(?:instead|zamiast|same\s+for|the\s+same)\b")
-FOLLOWUP_HINTS = hint("instead", "zamiast", "same")
 CARDS_HINTS = hint(
     "gpu", "card", "fleet", "price", "pricing", "catalog", "kart", "cennik", "flota", "การ์ด",
     "ราคา", "จีพียู",
@@ -275,16 +274,12 @@ LIMIT_BATCH_ASKS = hint(
     "chat", "client", "batch", "sesji", "rozm", "zapyta", "ytkownik", "parti", "กี่",
 )  # fmt: skip
 COUNT_HINTS = hint("card", "gpu", "kart", "การ์ด", "ใบ")
-TP_HINTS = hint("tp", "tensor")
 SHAPE_HINTS = hint("layer", "head", "warstw", "głowic", "glowic", "ชั้น", "เลเยอร์", "hidden")
 BUDGET_HINTS = hint(
     "$", "usd", "dol", "buck", "budget", "budż", "budz", "งบ", "ดอลลาร์", "month", "mo", "mies",
     "เดือน",
 )  # fmt: skip
-IDENT_HINTS = hint("/", ":", "-")
-KV_HINTS = hint("kv", "cache")
 CONTEXT_WORD_HINTS = hint("ctx", "context", "kontekst", "seq", "max", "บริบท", "ความยาว")
-TOKENS_HINTS = hint("tok", "โทเคน")
 BATCH_HINTS = hint(
     "batch", "bs", "parti", "user", "concurrent", "request", "session", "conversation", "stream",
     "chat", "parallel", "people", "client", "sequence", "żytkown", "zytkown", "osob", "osób",
@@ -297,6 +292,8 @@ PRECISION_LIKE = re.compile(
     r"|w\d+a\d+|\d+[\s-]?bits?|\d+[\s-]?bit(?:ach|ów|ow|y|ami|owa|owe|owej|owy|owym|ową)"
     r")(?![\w.])|(?<![\w.])\d+\s*บิต"  # Thai: the next word follows without a space
 )
+# What every PRECISION_LIKE form holds: a letter prefix or "bit" beside a digit (a fast gate).
+PRECISION_LIKE_HINT = re.compile(r"(?:q|fp|bf|int|nf|w)\d|\d[\s-]?bit|\d\s*บิต")
 # A Polish or Thai ending on a bit count: "4 bitach" -> "4bit" before the lookup.
 BIT_ENDING = re.compile(r"(?<=\d)[\s-]*(?:bit(?:ach|ów|ow|y|ami|owa|owe|owej|owy|owym|ową|s)|บิต)$")
 PRECISION_SEPARATORS = re.compile(r"[\s_-]+")

@@ -37,17 +37,14 @@ from engine.understand.patterns import (
     FIT,
     FOLLOWUP,
     FOLLOWUP_ANYWHERE,
-    FOLLOWUP_HINTS,
     GPU_COUNT,
     HELP,
     HOURLY,
     HOURLY_HINTS,
     HOURLY_TOPIC,
     IDENT,
-    IDENT_HINTS,
     KV_AFTER,
     KV_FIRST,
-    KV_HINTS,
     LIMIT_BATCH,
     LIMIT_BATCH_ASKS,
     LIMIT_BATCH_HINTS,
@@ -60,7 +57,6 @@ from engine.understand.patterns import (
     SIZE,
     TASKS,
     TENSOR_PARALLEL,
-    TP_HINTS,
     WHAT_FITS,
     WHAT_FITS_HINTS,
     scan,
@@ -122,7 +118,8 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     if CARDS_HINTS.search(s) and CARDS_LIST.search(s):
         q.wants_cards = True
     q.followup = bool(FOLLOWUP.match(s)) or (
-        FOLLOWUP_HINTS.search(s) is not None and FOLLOWUP_ANYWHERE.search(s) is not None
+        ("instead" in s or "zamiast" in s or "same" in s)
+        and FOLLOWUP_ANYWHERE.search(s) is not None
     )
     if LIMIT_CONTEXT_HINTS.search(s) and LIMIT_CONTEXT_ASKS.search(s) and LIMIT_CONTEXT.search(s):
         q.wants_limit = "context"
@@ -155,7 +152,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         n = next(g for g in m.groups() if g)
         q.count = COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)
         s = cut(s, m)
-    if TP_HINTS.search(s) and (m := TENSOR_PARALLEL.search(s)):
+    if ("tp" in s or "tensor" in s) and (m := TENSOR_PARALLEL.search(s)):
         q.count = q.count or int(m.group(1))  # "tp=4": tensor parallel over four cards
         s = cut(s, m)
     if q.count is not None and q.cards and q.cards[0].count is None:
@@ -171,7 +168,9 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
 
     # Names with their own numbers ("Qwen/Qwen2.5-32B-Instruct", "llama3.1:70b-q4_K_M").
     idents: list[str] = []
-    while len(idents) < MAX_MENTIONS and IDENT_HINTS.search(s) and (m := IDENT.search(s)):
+    while (
+        len(idents) < MAX_MENTIONS and ("-" in s or "/" in s or ":" in s) and (m := IDENT.search(s))
+    ):
         idents.append(m.group(0))
         s = cut(s, m)
 
@@ -179,7 +178,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         q.model_words += f" {m.group(1)}x{m.group(2)}b"
         s = cut(s, m)
 
-    if KV_HINTS.search(s) and (m := KV_FIRST.search(s) or KV_AFTER.search(s)):
+    if ("kv" in s or "cache" in s) and (m := KV_FIRST.search(s) or KV_AFTER.search(s)):
         token = next(g for g in m.groups() if g)
         token = {"8": "fp8", "16": "fp16"}.get(token, token)
         q.kv_dtype = catalog.kv_alias.get(norm(token.replace(" ", "").replace("-", ""))) or "fp8"

@@ -27,7 +27,6 @@ from engine.understand.patterns import (
     SHAPE_HINTS,
     SHAPE_WORDS,
     SIZE,
-    TOKENS_HINTS,
     VRAM_GB,
     shape_field,
 )
@@ -54,12 +53,13 @@ def cut(text: str, m: re.Match[str]) -> str:
 def read_numbers(q: Query, s: str, words: CatalogWords) -> tuple[str, str]:
     """Context, batch, VRAM, size: the slots that are numbers. Returns the rest of the text
     and the word right before the size ("zephyr" in "zephyr 7b")."""
-    if CONTEXT_WORD_HINTS.search(s) and (m := CONTEXT_BEFORE.search(s)):
+    context_word = CONTEXT_WORD_HINTS.search(s) is not None  # cuts below only remove words
+    if context_word and (m := CONTEXT_BEFORE.search(s)):
         # "16k context 4 users": the number before the word, so "4" stays the users
         q.context_tokens = tokens(num(m.group(1).replace(",", "").replace(" ", "")), m.group(2))
         s = cut(s, m)
-    elif (CONTEXT_WORD_HINTS.search(s) and (m := CONTEXT_WORD.search(s))) or (
-        TOKENS_HINTS.search(s) and (m := CONTEXT_TOKENS.search(s))
+    elif (context_word and (m := CONTEXT_WORD.search(s))) or (
+        ("tok" in s or "โทเคน" in s) and (m := CONTEXT_TOKENS.search(s))
     ):
         q.context_tokens = tokens(int_grouped(m.group(1)), m.group(2))
         s = cut(s, m)
