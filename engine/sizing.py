@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 from engine.answer_types import ModelRef
 from engine.models import Task
@@ -44,11 +45,11 @@ QUICK_RULE_TIGHT_SHARE = 0.05  # within 5% of a card: short prompts only
 
 @dataclass(frozen=True)
 class Breakdown:
-    """Memory parts in GB; ``total`` is their sum."""
+    """Memory parts in GB; ``total`` is their sum (summed once: the parts never change)."""
 
     parts: dict[str, float]
 
-    @property
+    @cached_property
     def total(self) -> float:
         return sum(self.parts.values())
 

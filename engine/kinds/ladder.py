@@ -10,18 +10,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine import native
-from engine.answer_types import FitChange, FitOption, Request
+from engine.answer_types import FitChange, FitOption, ModelRef, Request
 from engine.kinds.base import Builder
 from engine.limits import MAX_BATCH, MAX_CONTEXT_TOKENS
 from engine.models import Card, OwnedCard
 from engine.recommend import (
     Workload,
     kv_extra_gb,
-    kv_extra_per_card_gb,
     set_allowed,
-    set_headroom_gb,
 )
-from engine.sizing import OVERHEAD_GB, kv_cache_gb
+from engine.sizing import (
+    GB,
+    OVERHEAD_GB,
+    kv_bytes_per_token,
+    recurrent_state_bytes,
+)
 
 # Weight precisions a fit is tried at: the sources' three, INT8 and the common GGUF types.
 LADDER = ("bf16", "fp8", "q8_0", "int8", "q6_k", "q5_k_m", "q4_k_m", "int4")
@@ -96,13 +99,28 @@ def runnable(b: Builder, hw: Hardware, req: Request) -> bool:
 
 def headroom(b: Builder, hw: Hardware, req: Request) -> tuple[float, float, Workload]:
     """(total GB, GB left on the hardware, workload); copied caches count on every card."""
-    total = b.breakdown(req).total
-    w = b.workload(req, total)
-    if hw.card is not None:
-        return total, set_headroom_gb(hw.card, hw.count, w), w
+    total, room = room_on(b, hw, req)
+    return total, room, b.workload(req, total)
+
+
+def room_on(b: Builder, hw: Hardware, req: Request) -> tuple[float, float]:
+    """``headroom`` without the workload: the cache is the breakdown's own part (the very
+    number the workload carries), so a rung that is only compared builds no Workload."""
+    bd = b.breakdown(req)
+    total = bd.total
+    m = req.model
+    kv, kv_heads, replicated = 0.0, None, False  # a training run copies no cache
+    if req.task == "inference" and m is not None:
+        kv, kv_heads, replicated = bd.parts["kv_cache"], None if m.mla else m.kv_heads, bool(m.mla)
+    if hw.card is not None:  # set_headroom_gb
+        extra = kv_extra_gb(kv, hw.count, kv_heads, replicated)
+        return total, hw.card.vram_gb * hw.count - total - extra * hw.count
     # an owned set is judged card by card too; a plain amount is one pool
-    extra = kv_extra_per_card_gb(w, hw.count) * hw.count if hw.owned is not None else 0.0
-    return total, hw.vram_gb - total - extra, w
+    if hw.owned is not None:
+        return total, hw.vram_gb - total - kv_extra_gb(
+            kv, hw.count, kv_heads, replicated
+        ) * hw.count
+    return total, hw.vram_gb - total - 0.0
 
 
 class Probe:
@@ -111,39 +129,53 @@ class Probe:
     The weights, the overhead, whether the set runs the precision and what tensor parallelism
     does with the cache do not change between the probes of a search; only the KV cache does.
     Each probe computes the very sums ``headroom`` computes (same terms, same order), so a
-    search gives the same answer, about ten times faster.
+    search gives the same answer, about ten times faster. A cache whose bytes per token do
+    not depend on the context (no sliding window) reads them once.
     """
 
     def __init__(self, b: Builder, hw: Hardware, req: Request) -> None:
         assert req.model is not None and req.task == "inference"
-        self.hw, self.model = hw, req.model
+        m = req.model
+        self.hw, self.model = hw, m
         self.runs = runnable(b, hw, req)
         self.weights = b.breakdown(req).parts["weights"]
         self.kvb = b.cat.kv_by_name[req.kv_dtype].bytes
-        self.kv_heads = None if req.model.mla else req.model.kv_heads
-        self.replicated = bool(req.model.mla)
+        self.kv_heads = None if m.mla else m.kv_heads
+        self.replicated = bool(m.mla)
+        windowed = m.mla is None and m.sliding_window is not None and _sliding(m) > 0
+        self.per_token = None if windowed else kv_bytes_per_token(m, self.kvb)
+        self.state = 0.0 if m.recurrent_state is None else recurrent_state_bytes(m)
+        self.vram = hw.card.vram_gb * hw.count if hw.card is not None else hw.vram_gb
 
     def room(self, context_tokens: int, batch: int) -> float:
         """GB left on the set, as ``headroom(...)[1]`` for that context and batch."""
         hw = self.hw
-        kv = kv_cache_gb(self.model, self.kvb, context_tokens, batch)
-        total = sum((self.weights, kv, OVERHEAD_GB))  # Breakdown.total: the parts in order
+        per_token = self.per_token  # kv_cache_gb, term by term
+        if per_token is None:
+            per_token = kv_bytes_per_token(self.model, self.kvb, context_tokens)
+        kv = (per_token * context_tokens + self.state) * batch / GB
+        total = self.weights + kv + OVERHEAD_GB  # Breakdown.total: the parts in order
         if hw.card is not None:  # set_headroom_gb
             extra = kv_extra_gb(kv, hw.count, self.kv_heads, self.replicated)
-            return hw.card.vram_gb * hw.count - total - extra * hw.count
+            return self.vram - total - extra * hw.count
         if hw.owned is not None:
             extra = kv_extra_gb(kv, hw.count, self.kv_heads, self.replicated) * hw.count
-            return hw.vram_gb - total - extra
-        return hw.vram_gb - total - 0.0
+            return self.vram - total - extra
+        return self.vram - total - 0.0
 
     def holds(self, context_tokens: int, batch: int) -> bool:
         return self.runs and self.room(context_tokens, batch) >= 0
 
 
+def _sliding(m: ModelRef) -> int:
+    """Sliding-window layers (the ones whose cache per token depends on the context)."""
+    return m.layer_types.sliding if m.layer_types is not None else m.sliding_layers
+
+
 def holds(b: Builder, hw: Hardware, req: Request) -> bool:
     if req.task == "inference" and req.model is not None:
         return Probe(b, hw, req).holds(req.context_tokens, req.batch)
-    return runnable(b, hw, req) and headroom(b, hw, req)[1] >= 0
+    return runnable(b, hw, req) and room_on(b, hw, req)[1] >= 0
 
 
 def with_precision(b: Builder, req: Request, precision: str) -> Request:
@@ -156,12 +188,16 @@ def ladder_requests(b: Builder, hw: Hardware, req: Request) -> list[Request]:
     """The asked request and every ladder precision the hardware can run, most bytes first."""
     if req.task != "inference":
         return [req]
-    out = {req.precision: req}
-    for p in LADDER:
-        if p not in out and p in b.cat.precision_by_name:
-            out[p] = with_precision(b, req, p)
-    runs = [r for r in out.values() if runnable(b, hw, r)]
-    return sorted(runs, key=lambda r: -b.breakdown(r).parts["weights"])
+    key = ("rungs", id(req))
+    hit = b.memo.get(key)
+    if hit is None:  # the rungs and their order do not depend on the hardware
+        out = {req.precision: req}
+        for p in LADDER:
+            if p not in out and p in b.cat.precision_by_name:
+                out[p] = with_precision(b, req, p)
+        rungs = sorted(out.values(), key=lambda r: -b.breakdown(r).parts["weights"])
+        hit = b.memo[key] = (req, rungs)
+    return [r for r in hit[1] if runnable(b, hw, r)]
 
 
 def decode(b: Builder, hw: Hardware, req: Request) -> tuple[float | None, float | None]:
@@ -172,14 +208,13 @@ def decode(b: Builder, hw: Hardware, req: Request) -> tuple[float | None, float 
     if b.layer_split(req):  # llama.cpp reads the cards' layers one after another
         bw /= hw.count
     read = native.read_per_token_gb(b.cat, req)
-    kvb = b.cat.kv_by_name[req.kv_dtype].bytes
-    kv = kv_cache_gb(req.model, kvb, req.context_tokens, req.batch)
+    kv = b.breakdown(req).parts["kv_cache"]  # kv_cache_gb of this request
     lower = bw / (read + kv) if kv > KV_READ_SHARE * read else None
     return bw / read, lower
 
 
 def option(b: Builder, hw: Hardware, req: Request) -> FitOption:
-    total, room, _ = headroom(b, hw, req)
+    total, room = room_on(b, hw, req)
     fits = room >= 0 and runnable(b, hw, req)
     return FitOption(
         precision=req.precision,
@@ -202,6 +237,10 @@ def max_context(b: Builder, hw: Hardware, req: Request) -> int:
     """The longest context in whole 1k steps that fits (0 when not even 1k does)."""
     if req.task != "inference":
         return 0
+    key = ("max_context", id(hw), id(req))
+    hit = b.memo.get(key)
+    if hit is not None:
+        return int(hit[2])
     probe = Probe(b, hw, req)
     lo, hi = 0, context_cap(req) // CTX_STEP
     while lo < hi:
@@ -210,6 +249,7 @@ def max_context(b: Builder, hw: Hardware, req: Request) -> int:
             lo = mid
         else:
             hi = mid - 1
+    b.memo[key] = (hw, req, lo * CTX_STEP)
     return lo * CTX_STEP
 
 
@@ -217,6 +257,10 @@ def max_users(b: Builder, hw: Hardware, req: Request) -> int:
     """The most sequences at the asked context that fit (0 when not even one does)."""
     if req.task != "inference":
         return 0
+    key = ("max_users", id(hw), id(req))
+    hit = b.memo.get(key)
+    if hit is not None:
+        return int(hit[2])
     probe = Probe(b, hw, req)
     lo, hi = 0, MAX_BATCH
     while lo < hi:
@@ -225,11 +269,12 @@ def max_users(b: Builder, hw: Hardware, req: Request) -> int:
             lo = mid
         else:
             hi = mid - 1
+    b.memo[key] = (hw, req, lo)
     return lo
 
 
 def _change(b: Builder, hw: Hardware, kind: str, req: Request, count: int) -> FitChange:
-    total, room, _ = headroom(b, hw, req)
+    total, room = room_on(b, hw, req)
     return FitChange(
         change=kind,
         precision=req.precision,
