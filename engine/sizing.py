@@ -144,12 +144,16 @@ def inference(
     context_tokens: int,
     batch: int,
     weights: float | None = None,
+    kv_cache: float | None = None,
 ) -> Breakdown:
-    """``weights`` (GB) overrides params x bytes for a checkpoint stored at several precisions."""
+    """``weights`` (GB) overrides params x bytes for a checkpoint stored at several precisions;
+    ``kv_cache`` is the very ``kv_cache_gb`` of these arguments when the caller has it."""
+    if kv_cache is None:
+        kv_cache = kv_cache_gb(model, kv_bytes, context_tokens, batch)
     return Breakdown(
         {
             "weights": weights_gb(model.params_b, bytes_per_param) if weights is None else weights,
-            "kv_cache": kv_cache_gb(model, kv_bytes, context_tokens, batch),
+            "kv_cache": kv_cache,
             "overhead": OVERHEAD_GB,
         }
     )

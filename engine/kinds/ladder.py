@@ -105,22 +105,18 @@ def headroom(b: Builder, hw: Hardware, req: Request) -> tuple[float, float, Work
 
 def room_on(b: Builder, hw: Hardware, req: Request) -> tuple[float, float]:
     """``headroom`` without the workload: the cache is the breakdown's own part (the very
-    number the workload carries), so a rung that is only compared builds no Workload."""
+    number the workload carries), so a rung that is only compared builds no Workload. As in
+    ``set_headroom_gb``, a set's copied cache counts on every card (see :class:`Probe`)."""
     bd = b.breakdown(req)
     total = bd.total
     m = req.model
-    kv, kv_heads, replicated = 0.0, None, False  # a training run copies no cache
-    if req.task == "inference" and m is not None:
-        kv, kv_heads, replicated = bd.parts["kv_cache"], None if m.mla else m.kv_heads, bool(m.mla)
-    if hw.card is not None:  # set_headroom_gb
-        extra = kv_extra_gb(kv, hw.count, kv_heads, replicated)
-        return total, hw.card.vram_gb * hw.count - total - extra * hw.count
-    # an owned set is judged card by card too; a plain amount is one pool
-    if hw.owned is not None:
-        return total, hw.vram_gb - total - kv_extra_gb(
-            kv, hw.count, kv_heads, replicated
-        ) * hw.count
-    return total, hw.vram_gb - total - 0.0
+    count = hw.count
+    extra = 0.0
+    sets = hw.card is not None or hw.owned is not None  # a plain amount is one pool
+    if count > 1 and sets and req.task == "inference" and m is not None:
+        kv = bd.parts["kv_cache"]
+        extra = kv_extra_gb(kv, count, None if m.mla else m.kv_heads, bool(m.mla))
+    return total, hw.vram_gb - total - extra * count
 
 
 class Probe:
@@ -129,42 +125,78 @@ class Probe:
     The weights, the overhead, whether the set runs the precision and what tensor parallelism
     does with the cache do not change between the probes of a search; only the KV cache does.
     Each probe computes the very sums ``headroom`` computes (same terms, same order), so a
-    search gives the same answer, about ten times faster. A cache whose bytes per token do
-    not depend on the context (no sliding window) reads them once.
+    search gives the same answer, many times faster. A cache whose bytes per token do
+    not depend on the context (no sliding window) reads them once. A set's copied cache is
+    ``kv * share - kv / count`` per card (``kv_extra_gb``), and a card, an owned set and a
+    plain amount all leave ``vram - total - extra * count`` (a plain amount is one card).
     """
 
     def __init__(self, b: Builder, hw: Hardware, req: Request) -> None:
         assert req.model is not None and req.task == "inference"
         m = req.model
-        self.hw, self.model = hw, m
+        self.model = m
         self.runs = runnable(b, hw, req)
         self.weights = b.breakdown(req).parts["weights"]
         self.kvb = b.cat.kv_by_name[req.kv_dtype].bytes
-        self.kv_heads = None if m.mla else m.kv_heads
-        self.replicated = bool(m.mla)
         windowed = m.mla is None and m.sliding_window is not None and _sliding(m) > 0
         self.per_token = None if windowed else kv_bytes_per_token(m, self.kvb)
         self.state = 0.0 if m.recurrent_state is None else recurrent_state_bytes(m)
-        self.vram = hw.card.vram_gb * hw.count if hw.card is not None else hw.vram_gb
+        self.vram, self.count = hw.vram_gb, hw.count
+        share = None  # kv_extra_gb's share of the cache each card holds (None: no copies)
+        if hw.count > 1 and (hw.card is not None or hw.owned is not None):
+            if m.mla:
+                share = 1.0
+            elif m.kv_heads and m.kv_heads < hw.count:
+                share = 1 / m.kv_heads
+        self.share = share
 
-    def room(self, context_tokens: int, batch: int) -> float:
-        """GB left on the set, as ``headroom(...)[1]`` for that context and batch."""
-        hw = self.hw
-        per_token = self.per_token  # kv_cache_gb, term by term
+    def _grow(self, context_tokens: int) -> float:
+        """``kv_cache_gb`` for one sequence, before the batch and the GB: bytes."""
+        per_token = self.per_token
         if per_token is None:
             per_token = kv_bytes_per_token(self.model, self.kvb, context_tokens)
-        kv = (per_token * context_tokens + self.state) * batch / GB
-        total = self.weights + kv + OVERHEAD_GB  # Breakdown.total: the parts in order
-        if hw.card is not None:  # set_headroom_gb
-            extra = kv_extra_gb(kv, hw.count, self.kv_heads, self.replicated)
-            return self.vram - total - extra * hw.count
-        if hw.owned is not None:
-            extra = kv_extra_gb(kv, hw.count, self.kv_heads, self.replicated) * hw.count
-            return self.vram - total - extra
-        return self.vram - total - 0.0
+        return per_token * context_tokens + self.state
 
-    def holds(self, context_tokens: int, batch: int) -> bool:
-        return self.runs and self.room(context_tokens, batch) >= 0
+    def longest(self, batch: int, steps: int) -> int:
+        """The binary search of ``max_context`` over ``steps`` 1k steps, ``room`` written out."""
+        if not self.runs:
+            return 0
+        weights, vram, share, count = self.weights, self.vram, self.share, self.count
+        per_token, state = self.per_token, self.state
+        lo, hi = 0, steps
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            tokens = mid * CTX_STEP
+            if per_token is None:
+                grow = kv_bytes_per_token(self.model, self.kvb, tokens) * tokens + state
+            else:
+                grow = per_token * tokens + state
+            kv = grow * batch / GB
+            total = weights + kv + OVERHEAD_GB
+            extra = kv * share - kv / count if share is not None and kv else 0.0
+            if vram - total - extra * count >= 0:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    def most_users(self, context_tokens: int) -> int:
+        """The binary search of ``max_users``, with ``room`` written out in the loop."""
+        if not self.runs:
+            return 0
+        grow = self._grow(context_tokens)
+        weights, vram, share, count = self.weights, self.vram, self.share, self.count
+        lo, hi = 0, MAX_BATCH
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            kv = grow * mid / GB
+            total = weights + kv + OVERHEAD_GB
+            extra = kv * share - kv / count if share is not None and kv else 0.0
+            if vram - total - extra * count >= 0:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
 
 
 def _sliding(m: ModelRef) -> int:
@@ -173,8 +205,8 @@ def _sliding(m: ModelRef) -> int:
 
 
 def holds(b: Builder, hw: Hardware, req: Request) -> bool:
-    if req.task == "inference" and req.model is not None:
-        return Probe(b, hw, req).holds(req.context_tokens, req.batch)
+    """One check at the request's own context and batch: the sums a Probe would redo are
+    the (memoised) breakdown's, term for term."""
     return runnable(b, hw, req) and room_on(b, hw, req)[1] >= 0
 
 
@@ -213,6 +245,16 @@ def decode(b: Builder, hw: Hardware, req: Request) -> tuple[float | None, float 
     return bw / read, lower
 
 
+def ceiling(b: Builder, hw: Hardware, req: Request) -> float | None:
+    """``decode(...)[0]``, without the cache's share of the read."""
+    bw = hw.bandwidth_gbps
+    if bw is None or req.task != "inference" or req.model is None:
+        return None
+    if b.layer_split(req):
+        bw /= hw.count
+    return bw / native.read_per_token_gb(b.cat, req)
+
+
 def option(b: Builder, hw: Hardware, req: Request) -> FitOption:
     total, room = room_on(b, hw, req)
     fits = room >= 0 and runnable(b, hw, req)
@@ -224,7 +266,7 @@ def option(b: Builder, hw: Hardware, req: Request) -> FitOption:
         total_gb=total,
         fits=fits,
         headroom_gb=room,
-        decode_tok_s=decode(b, hw, req)[0] if fits else None,
+        decode_tok_s=ceiling(b, hw, req) if fits else None,
     )
 
 
@@ -241,16 +283,9 @@ def max_context(b: Builder, hw: Hardware, req: Request) -> int:
     hit = b.memo.get(key)
     if hit is not None:
         return int(hit[2])
-    probe = Probe(b, hw, req)
-    lo, hi = 0, context_cap(req) // CTX_STEP
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if probe.holds(mid * CTX_STEP, req.batch):
-            lo = mid
-        else:
-            hi = mid - 1
-    b.memo[key] = (hw, req, lo * CTX_STEP)
-    return lo * CTX_STEP
+    tokens = Probe(b, hw, req).longest(req.batch, context_cap(req) // CTX_STEP) * CTX_STEP
+    b.memo[key] = (hw, req, tokens)
+    return tokens
 
 
 def max_users(b: Builder, hw: Hardware, req: Request) -> int:
@@ -261,14 +296,7 @@ def max_users(b: Builder, hw: Hardware, req: Request) -> int:
     hit = b.memo.get(key)
     if hit is not None:
         return int(hit[2])
-    probe = Probe(b, hw, req)
-    lo, hi = 0, MAX_BATCH
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if probe.holds(req.context_tokens, mid):
-            lo = mid
-        else:
-            hi = mid - 1
+    lo = Probe(b, hw, req).most_users(req.context_tokens)
     b.memo[key] = (hw, req, lo)
     return lo
 
@@ -349,8 +377,8 @@ def more_cards(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
                 for r in ladder_requests(b, more, req)
                 if b.breakdown(r).parts["weights"] < asked_bytes
             ]
-        lower = [r for r in rungs if splits(b, r, n) and holds(b, more, r)]
-        if lower:
-            out.append(_change(b, more, "cards", lower[0], n))
+        lower = next((r for r in rungs if splits(b, r, n) and holds(b, more, r)), None)
+        if lower is not None:
+            out.append(_change(b, more, "cards", lower, n))
             break
     return out
