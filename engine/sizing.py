@@ -7,8 +7,7 @@ the arithmetic reads like the rule it implements.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 
 from engine.answer_types import ModelRef
 from engine.models import Task
@@ -48,10 +47,10 @@ class Breakdown:
     """Memory parts in GB; ``total`` is their sum (summed once: the parts never change)."""
 
     parts: dict[str, float]
+    total: float = field(init=False, repr=False, compare=False)
 
-    @cached_property
-    def total(self) -> float:
-        return sum(self.parts.values())
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "total", sum(self.parts.values()))
 
     def as_dict(self) -> dict[str, float]:
         return {**self.parts, "total": self.total}

@@ -115,7 +115,7 @@ class Builder:
             return training(m, req.task, req.context_tokens, req.batch)
         bpp = self.cat.precision_by_name[req.precision].bytes_per_param
         kvb = self.cat.kv_by_name[req.kv_dtype].bytes
-        weights = native.weights_gb(self.cat, req)
+        weights = None if req.weight_parts is None else native.weights_gb(self.cat, req)
         # the rungs of a ladder differ in their weights only: one cache sum serves them all
         kv_key = ("kv", id(m), kvb, req.context_tokens, req.batch)
         kv = self.memo.get(kv_key)

@@ -92,7 +92,12 @@ def offered(hw: Hardware, w: Workload) -> tuple[bool, str | None]:
 def runnable(b: Builder, hw: Hardware, req: Request) -> bool:
     """FP8 weights need FP8 hardware; a plain VRAM amount is given the benefit of the doubt
     only for what was asked."""
-    if req.task != "inference" or not native.needs_fp8(b.cat, req):
+    if req.task != "inference":
+        return True
+    if req.weight_parts is None:  # native.needs_fp8, without the call for one precision
+        if not b.cat.precision_by_name[req.precision].needs_fp8:
+            return True
+    elif not native.needs_fp8(b.cat, req):
         return True
     return bool(hw.fp8) if hw.fp8 is not None else req.precision == b.q.precision
 
@@ -356,21 +361,22 @@ def more_cards(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
     heads = req.model.attention_heads
     counts = [n for n in range(hw.count + 1, 9) if heads % n == 0]  # TP divides the heads
     out: list[FitChange] = []
+    sets = {n: hw.times(n) for n in counts}  # built once for both searches
     same = None
     if runnable(b, hw, req):
         same = next(
-            (n for n in counts if splits(b, req, n) and holds(b, hw.times(n), req)),
+            (n for n in counts if splits(b, req, n) and holds(b, sets[n], req)),
             None,
         )
         if same is not None:
-            out.append(_change(b, hw.times(same), "cards", req, same))
+            out.append(_change(b, sets[same], "cards", req, same))
     asked_bytes = b.breakdown(req).parts["weights"]
     # the rungs and their weights do not depend on the count (FP8 support is the card's)
     rungs: list[Request] | None = None
     for n in counts:
         if same is not None and n >= same:
             break
-        more = hw.times(n)
+        more = sets[n]
         if rungs is None:
             rungs = [
                 r
