@@ -161,12 +161,42 @@ def _options(catalog: Catalog, w: Workload) -> list[_Option]:
     return out
 
 
+@lru_cache(maxsize=8)
+def _singles(catalog: Catalog) -> tuple[tuple[Card, int, float, float], ...]:
+    """The single cards of :func:`_sets`, in the same order."""
+    return tuple(s for s in _sets(catalog) if s[1] == 1)
+
+
+def _cheapest(
+    sets: tuple[tuple[Card, int, float, float], ...], w: Workload
+) -> tuple[Card, int] | None:
+    """The first of ``sets`` that ``_options`` would sort first: the cheapest that holds the
+    need, ties to the faster, then to the earlier. ``sets`` are cheapest first, so the scan
+    stops at the first dearer one once something is found."""
+    best: tuple[Card, int] | None = None
+    best_price = best_neg = 0.0
+    for card, n, capacity, price in sets:
+        if best is not None and price > best_price:
+            break
+        if (
+            capacity >= w.need_gb
+            and (n == 1 or set_headroom_gb(card, n, w) >= 0)
+            and set_allowed(card, n, w) is None
+        ):
+            neg = -(decode_for(card, n, w.weights_read_gb, w.layer_split) or 0.0)
+            if best is None or neg < best_neg:  # the same price here: the faster wins
+                best, best_price, best_neg = (card, n), price, neg
+    return best
+
+
 def recommend(catalog: Catalog, w: Workload) -> tuple[Pick | None, int | None]:
-    """(pick, None) or (None, cluster nodes) when even the largest node is too small."""
-    options = _options(catalog, w)
-    best = next((o for o in options if o.n == 1), options[0] if options else None)
+    """(pick, None) or (None, cluster nodes) when even the largest node is too small.
+
+    The pick is the first single card of ``_options`` or else its first set, found without
+    building and sorting the whole list."""
+    best = _cheapest(_singles(catalog), w) or _cheapest(_sets(catalog), w)
     if best is not None:
-        return make_pick(catalog, best.card, best.n, w), None
+        return make_pick(catalog, best[0], best[1], w), None
     node = catalog.card_by_name[catalog.fleet.cluster.card]
     node_gb = node.vram_gb * catalog.fleet.cluster.cards_per_node
     return None, cluster_nodes(w.need_gb, node_gb)

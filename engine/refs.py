@@ -9,6 +9,7 @@ import math
 from engine import native
 from engine.answer_types import CardInfo, ModelRef
 from engine.catalog import Catalog
+from engine.catalog_cache import per_catalog
 from engine.models import Card, ModelSpec, Shape
 
 
@@ -72,8 +73,21 @@ def typical_ref(cat: Catalog, size_b: float) -> ModelRef:
     for s in cat.shapes:
         if abs(s.params_b - size_b) < 1e-9:
             return _assumed(size_b, s, s.like)
-    dense = [
-        m for m in cat.models if m.moe is None and m.mla is None and m.kv_heads < m.attention_heads
-    ]
-    like = min(dense, key=lambda m: (abs(math.log(m.params_b / size_b)), m.released[::-1]))
+    like, best = None, None
+    for params_b, released, m in _dense(cat):  # min(), written out: the first nearest wins
+        k = (abs(math.log(params_b / size_b)), released)
+        if best is None or k < best:
+            like, best = m, k
+    assert like is not None
     return _assumed(size_b, like, like.name)
+
+
+@per_catalog
+def _dense(cat: Catalog) -> tuple[tuple[float, str, ModelSpec], ...]:
+    """The real dense GQA models a bare size may borrow a shape from, with the tie-break
+    (the release date read backwards, as before) ready."""
+    return tuple(
+        (m.params_b, m.released[::-1], m)
+        for m in cat.models
+        if m.moe is None and m.mla is None and m.kv_heads < m.attention_heads
+    )

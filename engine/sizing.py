@@ -7,7 +7,7 @@ the arithmetic reads like the rule it implements.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.answer_types import ModelRef
 from engine.models import Task
@@ -44,13 +44,13 @@ QUICK_RULE_TIGHT_SHARE = 0.05  # within 5% of a card: short prompts only
 
 @dataclass(frozen=True)
 class Breakdown:
-    """Memory parts in GB; ``total`` is their sum."""
+    """Memory parts in GB; ``total`` is their sum (summed once: the parts never change)."""
 
     parts: dict[str, float]
+    total: float = field(init=False, repr=False, compare=False)
 
-    @property
-    def total(self) -> float:
-        return sum(self.parts.values())
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "total", sum(self.parts.values()))
 
     def as_dict(self) -> dict[str, float]:
         return {**self.parts, "total": self.total}
@@ -143,12 +143,16 @@ def inference(
     context_tokens: int,
     batch: int,
     weights: float | None = None,
+    kv_cache: float | None = None,
 ) -> Breakdown:
-    """``weights`` (GB) overrides params x bytes for a checkpoint stored at several precisions."""
+    """``weights`` (GB) overrides params x bytes for a checkpoint stored at several precisions;
+    ``kv_cache`` is the very ``kv_cache_gb`` of these arguments when the caller has it."""
+    if kv_cache is None:
+        kv_cache = kv_cache_gb(model, kv_bytes, context_tokens, batch)
     return Breakdown(
         {
             "weights": weights_gb(model.params_b, bytes_per_param) if weights is None else weights,
-            "kv_cache": kv_cache_gb(model, kv_bytes, context_tokens, batch),
+            "kv_cache": kv_cache,
             "overhead": OVERHEAD_GB,
         }
     )

@@ -38,6 +38,12 @@ class Builder:
         self.voice = Voice(cat, lang)
         self.caveats: list[Note] = []
         self.assumptions: list[Note] = []
+        # Pure results memoised for this one answer (a fit asks the same sums many times).
+        # Keys hold ids; each value keeps its model alive, so an id is never reused meanwhile.
+        self._bd: dict[tuple[Any, ...], tuple[Any, Breakdown]] = {}
+        self._bd_of: dict[int, tuple[Request, Breakdown]] = {}  # by request object
+        self._wl: dict[tuple[Any, ...], tuple[Any, Workload]] = {}
+        self.memo: dict[tuple[Any, ...], Any] = {}  # the kinds' own per-answer results
 
     # -- text helpers (the voice's, for short call sites)
     def t(self, key: str, **params: Any) -> str:
@@ -89,15 +95,44 @@ class Builder:
         return name if name in self.cat.card_by_name else None
 
     def breakdown(self, req: Request) -> Breakdown:
-        assert req.model is not None
-        if req.task == "inference":
-            bpp = self.cat.precision_by_name[req.precision].bytes_per_param
-            kvb = self.cat.kv_by_name[req.kv_dtype].bytes
-            weights = native.weights_gb(self.cat, req)
-            return inference(req.model, bpp, kvb, req.context_tokens, req.batch, weights)
-        return training(req.model, req.task, req.context_tokens, req.batch)
+        seen = self._bd_of.get(id(req))  # the same request object again: the common case
+        if seen is not None:
+            return seen[1]
+        key = sizing_key(req)
+        hit = self._bd.get(key)
+        if hit is not None:
+            bd = hit[1]
+        else:
+            bd = self._breakdown(req)
+            self._bd[key] = (req.model, bd)
+        self._bd_of[id(req)] = (req, bd)
+        return bd
+
+    def _breakdown(self, req: Request) -> Breakdown:
+        m = req.model
+        assert m is not None
+        if req.task != "inference":
+            return training(m, req.task, req.context_tokens, req.batch)
+        bpp = self.cat.precision_by_name[req.precision].bytes_per_param
+        kvb = self.cat.kv_by_name[req.kv_dtype].bytes
+        weights = None if req.weight_parts is None else native.weights_gb(self.cat, req)
+        # the rungs of a ladder differ in their weights only: one cache sum serves them all
+        kv_key = ("kv", id(m), kvb, req.context_tokens, req.batch)
+        kv = self.memo.get(kv_key)
+        if kv is None:
+            kv = self.memo[kv_key] = (m, kv_cache_gb(m, kvb, req.context_tokens, req.batch))
+        return inference(m, bpp, kvb, req.context_tokens, req.batch, weights, kv[1])
 
     def workload(self, req: Request, need_gb: float) -> Workload:
+        key = (*sizing_key(req), need_gb)
+        hit = self._wl.get(key)
+        if hit is not None:
+            return hit[1]
+        w = self._workload(req, need_gb)
+        self._wl[key] = (req.model, w)
+        return w
+
+    def _workload(self, req: Request, need_gb: float) -> Workload:
         assert req.model is not None
         read = None
         kv_gb = 0.0
@@ -267,6 +302,19 @@ class Builder:
             return None
         kvb = self.cat.kv_by_name[req.kv_dtype].bytes
         return kv_bytes_per_token(req.model, kvb, req.context_tokens)
+
+
+def sizing_key(req: Request) -> tuple[Any, ...]:
+    """Every field the memory sums read (the model by identity: copies share it)."""
+    return (
+        id(req.model),
+        req.task,
+        req.precision,
+        req.weight_parts,
+        req.kv_dtype,
+        req.context_tokens,
+        req.batch,
+    )
 
 
 def _decimals(value: float) -> int:
