@@ -28,6 +28,8 @@ IDENT = re.compile(
     r"|[a-z][\w.\-]*:(?:\d+(?:\.\d+)?b\b|\d+x\d+b\b|[a-z][\w.]{2,})[\w.\-]*"
     r"|[a-z][\w.]*(?:-[\w.]+)*-\d+(?:\.\d+)?[bkm](?:-[\w.]+)+)(?![\w./:-])"
 )
+# Where an IDENT can be: a "/" or ":" in the text, or a "-<size>-" inside a release name.
+IDENT_DASHED = re.compile(r"-\d+(?:\.\d+)?[bkm]-")
 # "what can I run on a 4090", "which models fit 48gb", "co uruchomię na a40", "รันอะไรได้บ้าง"
 WHAT_FITS = re.compile(
     r"\bwhat\s+(?:\w+\s+)?(?:fits?|can\s+(?:i|we|you)\s+(?:run|serve|host|fit)|runs?)\b"
@@ -71,6 +73,8 @@ BATCH = re.compile(
     r"|(?<![\w.$])(\d+)\s*(?:คน|ผู้ใช้|บทสนทนา|เซสชัน)"  # Thai runs words together: no edge
     r"|(?:ผู้ใช้|คน)(?:พร้อมกัน)?\s*(\d+)"
 )
+# Every place a BATCH match can start: a digit run, or the first letters of one of its words.
+BATCH_STARTS = re.compile(r"\d+|batch|bs|parti|rozmiar|แบตช์|ผู้ใช้|คน")
 SIZE = re.compile(
     r"(?<![\w.$])(\d+(?:[.,]\d+)?)\s*(b|t|bn|billion|trillion|mld|miliard\w*|bln)\b"
     r"(?!\s*/)(?:\s*(?:params?|parameters?|parametr\w*))?"

@@ -43,6 +43,7 @@ from engine.understand.patterns import (
     HOURLY_HINTS,
     HOURLY_TOPIC,
     IDENT,
+    IDENT_DASHED,
     KV_AFTER,
     KV_FIRST,
     LIMIT_BATCH,
@@ -169,7 +170,9 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     # Names with their own numbers ("Qwen/Qwen2.5-32B-Instruct", "llama3.1:70b-q4_K_M").
     idents: list[str] = []
     while (
-        len(idents) < MAX_MENTIONS and ("-" in s or "/" in s or ":" in s) and (m := IDENT.search(s))
+        len(idents) < MAX_MENTIONS
+        and ("/" in s or ":" in s or ("-" in s and IDENT_DASHED.search(s) is not None))
+        and (m := IDENT.search(s))
     ):
         idents.append(m.group(0))
         s = cut(s, m)
