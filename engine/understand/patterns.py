@@ -140,6 +140,20 @@ GPU_COUNT = re.compile(
 
 # A card named in the plural or with "several" before it: "h100s", "kilku a100", "several a40".
 SEVERAL = re.compile(r"[a-z0-9]s\s*$|\b(?:several|multiple|a\s+few|kilk[au]|paru|หลาย)\s")
+SEVERAL_WORDS = re.compile(r"\b(?:several|multiple|a\s+few|kilk[au]|paru|หลาย)\s")
+_PLURAL_BEFORE = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def says_several(window: str) -> bool:
+    """``SEVERAL.search(window)`` as a bool, the plural read off the end without a regex."""
+    end = window.rstrip()  # what "\s*$" allows after the "s"
+    if len(end) >= 2 and end[-1] == "s" and end[-2] in _PLURAL_BEFORE:
+        return True
+    if not any(w in window for w in ("several", "multiple", "few", "kilk", "paru", "หลาย")):
+        return False
+    return SEVERAL_WORDS.search(window) is not None
+
+
 # "tp=4", "tp4", "tp 8", "tensor parallel 4", "tensor-parallel-size 2": that many cards.
 TENSOR_PARALLEL = re.compile(
     r"(?<![\w.])(?:tp|tensor[\s_-]*parallel(?:ism)?(?:[\s_-]*size)?)\s*(?:=|:|of|x)?\s*(\d{1,4})\b"

@@ -54,12 +54,12 @@ from engine.understand.patterns import (
     LIMIT_CONTEXT_HINTS,
     MAX_MENTIONS,
     MOE_SIZE,
-    SEVERAL,
     SIZE,
     TASKS,
     TENSOR_PARALLEL,
     WHAT_FITS,
     WHAT_FITS_HINTS,
+    says_several,
     scan,
 )
 from engine.understand.query import CardAsk, Query
@@ -143,7 +143,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             s, pos = s[:start] + " " + s[end:], start
             continue
         if all(c.name != card.name for c in q.cards):
-            several = count is None and bool(SEVERAL.search(s[max(0, start - 12) : end]))
+            several = count is None and says_several(s[max(0, start - 12) : end])
             q.cards.append(CardAsk(card.name, count, several))
         s = s[:start] + " " + s[end:]
         pos = start
