@@ -41,6 +41,10 @@ SHARED = (*SLOTS, "task", "wants_fit", "wants_what_fits", "wants_limit")
 _SEPARATOR_WORDS = (" vs", " versus", " or", " czy", " albo", " lub", " kontra")
 
 
+# Where each CONTEXT_KM match ends (its digit, spaces, "k" or "m"): fewer than two, no list.
+_KM_END = re.compile(r"\d\s*[km]\b")
+
+
 def _may_separate(body: str) -> bool:
     """A cheap superset of ``SEPARATOR.search``: most questions name no alternatives."""
     if "หรือ" in body or "เทียบกับ" in body:
@@ -64,7 +68,10 @@ def split(text: str) -> list[str] | None:
         parts = [p for p in AND.split(body) if p.strip()]
     if 2 <= len(parts) <= MAX_ITEMS:
         return [p.strip() for p in parts]
-    contexts = list(CONTEXT_KM.finditer(" " + body.lower() + " "))
+    low = " " + body.lower() + " "
+    if len(_KM_END.findall(low)) < 2:
+        return None  # two context lengths need two "<digit> k/m" endings at least
+    contexts = list(CONTEXT_KM.finditer(low))
     if len({m.group(0).strip() for m in contexts}) >= 2:
         padded = " " + body + " "
         out = []

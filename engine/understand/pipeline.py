@@ -43,6 +43,7 @@ from engine.understand.patterns import (
     HOURLY_HINTS,
     HOURLY_TOPIC,
     IDENT,
+    IDENT_DASHED,
     KV_AFTER,
     KV_FIRST,
     LIMIT_BATCH,
@@ -53,12 +54,12 @@ from engine.understand.patterns import (
     LIMIT_CONTEXT_HINTS,
     MAX_MENTIONS,
     MOE_SIZE,
-    SEVERAL,
     SIZE,
     TASKS,
     TENSOR_PARALLEL,
     WHAT_FITS,
     WHAT_FITS_HINTS,
+    says_several,
     scan,
 )
 from engine.understand.query import CardAsk, Query
@@ -142,7 +143,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             s, pos = s[:start] + " " + s[end:], start
             continue
         if all(c.name != card.name for c in q.cards):
-            several = count is None and bool(SEVERAL.search(s[max(0, start - 12) : end]))
+            several = count is None and says_several(s[max(0, start - 12) : end])
             q.cards.append(CardAsk(card.name, count, several))
         s = s[:start] + " " + s[end:]
         pos = start
@@ -169,7 +170,9 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     # Names with their own numbers ("Qwen/Qwen2.5-32B-Instruct", "llama3.1:70b-q4_K_M").
     idents: list[str] = []
     while (
-        len(idents) < MAX_MENTIONS and ("-" in s or "/" in s or ":" in s) and (m := IDENT.search(s))
+        len(idents) < MAX_MENTIONS
+        and ("/" in s or ":" in s or ("-" in s and IDENT_DASHED.search(s) is not None))
+        and (m := IDENT.search(s))
     ):
         idents.append(m.group(0))
         s = cut(s, m)

@@ -18,6 +18,7 @@ from engine.understand.catalog_words import CatalogWords, names_number
 from engine.understand.patterns import (
     BATCH,
     BATCH_HINTS,
+    BATCH_STARTS,
     BIG_NUMBER,
     CONTEXT_BEFORE,
     CONTEXT_KM,
@@ -67,11 +68,11 @@ def read_numbers(q: Query, s: str, words: CatalogWords) -> tuple[str, str]:
         q.context_tokens = tokens(num(m.group(1)), m.group(2))
         s = cut(s, m)
 
-    if BATCH_HINTS.search(s) and (m := BATCH.search(s)):
+    if BATCH_HINTS.search(s) and (m := _batch(s)):
         q.batch = int(next(g for g in m.groups() if g))
         s = cut(s, m)
 
-    if m := VRAM_GB.search(s):
+    if "g" in s and (m := VRAM_GB.search(s)):  # every form ends in "gb", "gib" or "g"
         q.vram_gb = num(m.group(1))
         s = cut(s, m)
         # "a 4090 24gb" restates the card's memory; it is not a second thing to check.
@@ -89,6 +90,15 @@ def read_numbers(q: Query, s: str, words: CatalogWords) -> tuple[str, str]:
         q.context_tokens = int(m.group(1))
         s = cut(s, m)
     return s, size_neighbor
+
+
+def _batch(s: str) -> re.Match[str] | None:
+    """``BATCH.search(s)``, tried only where a match can start (its leading lookbehind and
+    word boundary keep the regex engine from skipping ahead on its own)."""
+    for start in BATCH_STARTS.finditer(s):
+        if m := BATCH.match(s, start.start()):
+            return m
+    return None
 
 
 def _free(rx: re.Pattern[str], s: str, words: CatalogWords) -> re.Match[str] | None:
