@@ -68,7 +68,9 @@ class WebhookServer:
 
     async def start(self, host: str, port: int) -> None:
         """Listen on ``host:port`` (JSON errors and a connection cap as the desk has)."""
-        self._runner = web.AppRunner(self._web_app(), access_log=None)
+        # close() has finished every answer before the runner's shutdown: what is left is
+        # writing those 200s, so the wait for connections can be short
+        self._runner = web.AppRunner(self._web_app(), access_log=None, shutdown_timeout=5.0)
         await self._runner.setup()
         site = DeskSite(
             self._runner,
