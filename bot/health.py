@@ -104,7 +104,10 @@ async def keep_beating(heartbeat: Heartbeat, probe: Probe, every: float = BEAT_E
     alive: bool | None = None
     while True:
         try:
-            detail = await asyncio.wait_for(probe(), PROBE_TIMEOUT_S)
+            # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancel that comes
+            # as the probe finishes, and stop() would then wait for this loop forever
+            async with asyncio.timeout(PROBE_TIMEOUT_S):
+                detail = await probe()
             reason = "" if detail is not None else "not connected"
         except asyncio.CancelledError:
             raise

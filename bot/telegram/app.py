@@ -3,8 +3,9 @@
 Handlers (:mod:`bot.telegram.handlers`) translate and nothing else: an update becomes
 ``Desk.answer(...)``, the answer becomes HTML through :mod:`bot.render.telegram`, and one
 ``sendMessage`` carries it with its buttons. Delivery (patient sends, polling that confirms
-only what was answered) is :mod:`bot.telegram.delivery`; start-up, SIGHUP reload off the
-event loop and the error reference are :mod:`bot.lifecycle`.
+only what was answered) is :mod:`bot.telegram.delivery`; the webhook server, which confirms
+an update only after answering it too, is :mod:`bot.telegram.webhook`; start-up, SIGHUP
+reload off the event loop and the error reference are :mod:`bot.lifecycle`.
 
 ``main(settings)`` is what ``vram telegram`` calls.
 """
@@ -45,6 +46,7 @@ from bot.telegram.delivery import (
     state_file,
 )
 from bot.telegram.handlers import TelegramHandlers
+from bot.telegram.webhook import serve_webhook
 from engine import Catalog, t
 
 __all__ = [
@@ -145,18 +147,8 @@ def build_application(settings: Settings, desk: Desk) -> TgApp:
 
 def run(app: TgApp, settings: Settings, desk: Desk) -> None:
     """Serve until SIGINT/SIGTERM: webhook when TELEGRAM_WEBHOOK_URL is set, else polling."""
-    if settings.telegram_webhook_url:
-        secret = settings.telegram_webhook_secret
-        app.run_webhook(
-            listen=settings.telegram_webhook_listen,
-            port=settings.telegram_webhook_port,
-            url_path=settings.telegram_webhook_path,
-            secret_token=secret.get_secret_value() if secret else None,
-            webhook_url=settings.telegram_webhook_url,
-            allowed_updates=ALLOWED_UPDATES,
-        )
-    else:
-        asyncio.get_event_loop().run_until_complete(serve_polling(app, settings, desk))
+    serve = serve_webhook if settings.telegram_webhook_url else serve_polling
+    asyncio.get_event_loop().run_until_complete(serve(app, settings, desk))
 
 
 def main(settings: Settings) -> int:

@@ -1,7 +1,8 @@
 """Telegram delivery: patient sends, and long polling that never loses or repeats an answer.
 
 :class:`PatientRateLimiter` retries each Bot API call through 429s, 5xx and network errors;
-:class:`Poller` confirms an update only after it was answered, and :class:`HandledUpdates`
+:class:`Poller` confirms an update only after it was answered (:func:`answer_once`, shared with the
+webhook server in :mod:`bot.telegram.webhook`), and :class:`HandledUpdates`
 remembers what was answered so a redelivered update is not answered twice.
 """
 
@@ -40,7 +41,9 @@ __all__ = [
     "HandledUpdates",
     "PatientRateLimiter",
     "Poller",
+    "answer_once",
     "handled_updates",
+    "lane",
     "serve_polling",
     "state_file",
 ]
@@ -192,13 +195,31 @@ class HandledUpdates:
             f.write(f"{update_id}\n")
 
 
-def _lane(update: Update) -> str:
+def lane(update: Update) -> str:
     """Updates of one chat are answered in order; different chats run side by side."""
     chat = update.effective_chat
     if chat is not None:
         return f"c{chat.id}"
     user = update.effective_user
     return f"u{user.id}" if user is not None else f"n{update.update_id}"
+
+
+async def answer_once(app: TgApp, handled: HandledUpdates, update: Update) -> bool:
+    """Answer ``update`` unless it was answered before, then record it; False if skipped.
+
+    An update whose handler raised is recorded too: process_update already handed the error
+    to on_error (which logs it and apologises), and answering it again would repeat that.
+    Callers keep one chat's updates in order, so a redelivered copy waits for the first.
+    """
+    if await handled.done(update.update_id):
+        log.info("update %s was answered already (redelivered); skipped", update.update_id)
+        return False
+    try:
+        await app.process_update(update)
+    except Exception:  # process_update hands handler errors to on_error already
+        log.exception("update %s could not be processed", update.update_id)
+    await handled.mark(update.update_id)
+    return True
 
 
 class Poller:
@@ -274,19 +295,12 @@ class Poller:
     async def answer(self, updates: Sequence[Update]) -> None:
         lanes: dict[str, list[Update]] = {}
         for update in updates:
-            lanes.setdefault(_lane(update), []).append(update)
+            lanes.setdefault(lane(update), []).append(update)
         await asyncio.gather(*(self._answer_lane(lane) for lane in lanes.values()))
 
     async def _answer_lane(self, updates: list[Update]) -> None:
         for update in updates:
-            if await self.handled.done(update.update_id):
-                log.info("update %s was answered before a restart; skipped", update.update_id)
-                continue
-            try:
-                await self.app.process_update(update)
-            except Exception:  # process_update hands handler errors to on_error already
-                log.exception("update %s could not be processed", update.update_id)
-            await self.handled.mark(update.update_id)
+            await answer_once(self.app, self.handled, update)
 
     async def _confirm(self) -> None:
         """Tell Telegram the last batch is done, so a clean restart does not see it again."""

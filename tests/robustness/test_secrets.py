@@ -6,9 +6,11 @@ record, message and traceback) contains the bot tokens, the webhook secret or th
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,6 +21,7 @@ from bot.desk import Desk
 from bot.logs import setup_logging
 from bot.settings import Settings
 from bot.telegram.app import ALLOWED_UPDATES, build_application
+from bot.telegram.webhook import serve_webhook
 from bot.web.app import DESK, create_app
 from engine import Catalog, load_catalog
 from tests.fakes.telegram_api import free_port, post_webhook
@@ -87,6 +90,7 @@ async def test_telegram_webhook_logs_no_secret(
     captured: io.StringIO,
     caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
     async with FakeTelegram(token=telegram_token()) as fake:
         port = free_port()
@@ -95,36 +99,34 @@ async def test_telegram_webhook_logs_no_secret(
             fake,
             telegram_webhook_url=url,
             telegram_webhook_secret=SecretStr(WEBHOOK_SECRET),
+            telegram_webhook_listen="127.0.0.1",
+            telegram_webhook_port=port,
+            telegram_webhook_path="tg",
             vramchat_log_level="DEBUG",
         )
         setup_logging(settings, stream=captured)
         desk = Desk(catalog, rate_per_minute=1000)
         crash_once(desk, monkeypatch)
+        monkeypatch.setenv("HOME", str(tmp_path))  # the answered-ids file goes there
         app = build_application(settings, desk)
-        async with app:
-            await app.start()
-            assert app.updater is not None
-            await app.updater.start_webhook(
-                listen="127.0.0.1",
-                port=port,
-                url_path="tg",
-                secret_token=WEBHOOK_SECRET,
-                webhook_url=url,
-                allowed_updates=ALLOWED_UPDATES,
-            )
-            try:
-                fake.fail_next("sendMessage", status=429, retry_after=1)
-                for chat, text in enumerate(("70b int4", "13b fp8", "gpus"), 1):
-                    update = fake.message_update(text, chat_id=chat, user_id=chat)
-                    assert await post_webhook(url, update, WEBHOOK_SECRET) == 200
-                assert await post_webhook(url, fake.message_update("7b"), "wrong") == 403
-                fake.fail_next("sendMessage", drop_connection=True)
-                await post_webhook(url, fake.message_update("8b", chat_id=9), WEBHOOK_SECRET)
-                await fake.wait_for(lambda: len(fake.sent_messages) >= 4, timeout=15)
-            finally:
-                await app.updater.stop()
-                await app.stop()
+        stop = asyncio.Event()
+        serving = asyncio.create_task(serve_webhook(app, settings, desk, stop))
+        try:
+            await fake.wait_for(lambda: bool(fake.webhook.get("url")) or serving.done(), 20)
+            assert not serving.done()
+            fake.fail_next("sendMessage", status=429, retry_after=1)
+            for chat, text in enumerate(("70b int4", "13b fp8", "gpus"), 1):
+                update = fake.message_update(text, chat_id=chat, user_id=chat)
+                assert await post_webhook(url, update, WEBHOOK_SECRET) == 200
+            assert await post_webhook(url, fake.message_update("7b"), "wrong") == 403
+            fake.fail_next("sendMessage", drop_connection=True)
+            await post_webhook(url, fake.message_update("8b", chat_id=9), WEBHOOK_SECRET)
+            await fake.wait_for(lambda: len(fake.sent_messages) >= 4, timeout=15)
+        finally:
+            stop.set()
+            await asyncio.wait_for(serving, 30)
         assert fake.webhook["secret_token"] == WEBHOOK_SECRET  # the secret was in use
+        assert fake.webhook["allowed_updates"] == ALLOWED_UPDATES
     assert "boom in the engine" in captured.getvalue()  # the error path was logged
     assert_clean([fake.token, WEBHOOK_SECRET], captured, caplog)
 

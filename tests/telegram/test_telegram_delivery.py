@@ -112,6 +112,6 @@ async def test_sigkill_with_pending_updates_then_restart_answers_each_once(
     answered = Counter(m["reply_parameters"]["message_id"] for m in fake.sent_messages)
     assert answered == Counter(asked), answered  # each question exactly once
     assert all(fake.deliveries[u] >= 2 for u in ids[:before])  # they did come back
-    assert "answered before a restart; skipped" in (tmp_path / "second.log").read_text()
+    assert "answered already (redelivered); skipped" in (tmp_path / "second.log").read_text()
     state = tmp_path / ".local" / "state" / "vramchat" / f"telegram-{fake.bot_id}.updates"
     assert sorted(int(x) for x in state.read_text().split()) == ids
