@@ -2,17 +2,22 @@
 
 Python's ``round()`` rounds half to even on the binary value (21.125 -> 21.12); the sizing
 guide rounds half up on the decimal value (21.125 -> 21.13). The decimal value is the float's
-shortest ``repr``; ``round_half_up`` rounds it through ``Decimal``, and ``fmt_num`` rounds the
-same digits as a string (no ``Decimal`` on the common path, identical text: property-tested).
+shortest ``repr``; ``round_half_up`` rounds it through ``Decimal``. ``fmt_num`` gives the same
+text cheaper (property-tested against ``Decimal``): away from a half-way point the float's own
+correctly rounded ``format`` agrees with it, near one the ``repr`` digits are rounded as a string.
 """
 
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal, localcontext
-from functools import lru_cache
 
 _SEP = {"en": (",", "."), "pl": ("\u00a0", ","), "th": (",", ".")}
 _POW10 = tuple(10**i for i in range(20))
+_PLACES = 7  # decimals the float fast path serves (the engine shows 0 to 4)
+_SCALE = tuple(10.0**i for i in range(_PLACES))
+_SPEC = tuple(f",.{i}f" for i in range(_PLACES))
+_ZEROS = tuple("." + "0" * i for i in range(_PLACES))
+_MEMO_SIZE = 4096  # per (language, decimals, trim): emptied when full, so memory stays bounded
 
 
 _DIGITS = 400  # a float has at most 309 integer digits: quantize never runs out of precision
@@ -36,6 +41,26 @@ def _decimal_text(value: float, decimals: int, trim: bool) -> str:
     return f"{d:,.{decimals}f}"
 
 
+def _float_text(value: float, decimals: int, trim: bool) -> str | None:
+    """The text from ``format`` when ``value`` is positive, scaled below 1e9 and at least 1e-6
+    (scaled) away from a half-way point; None otherwise.
+
+    Why it equals half up on the ``repr`` digits r: with t = value * 10**decimals < 1e9 the
+    product's rounding error and |r - value| (half an ulp) are each below 1.2e-7 scaled, so r,
+    the float and t lie on the same side of every half-way point k + 0.5, none on one; the
+    correctly rounded ``format`` and half up on r then pick the same k.
+    """
+    if decimals >= _PLACES:
+        return None
+    t = value * _SCALE[decimals]
+    if not (0.0 < t < 1e9 and abs(t - int(t) - 0.5) > 1e-6):
+        return None
+    text = format(value, _SPEC[decimals])
+    if trim and decimals and text.endswith(_ZEROS[decimals]):
+        return text[: -decimals - 1]
+    return text
+
+
 def _fast_text(value: float, decimals: int, trim: bool) -> str | None:
     """The same text from the ``repr`` digits, for non-negative values ``repr`` writes without
     an exponent (every size, price and count the engine shows); None for anything else."""
@@ -54,19 +79,47 @@ def _fast_text(value: float, decimals: int, trim: bool) -> str | None:
     return f"{head:,}." + str(tail).zfill(decimals)
 
 
-@lru_cache(maxsize=8192)
-def fmt_num(value: float, decimals: int = 0, lang: str = "en", trim: bool = False) -> str:
-    """Group thousands and use the language's decimal mark; ``trim`` drops a zero fraction.
-
-    Cached: prices, capacities and shapes repeat across answers.
-    """
-    text = _fast_text(value, decimals, trim)
+def format_number(value: float, decimals: int = 0, lang: str = "en", trim: bool = False) -> str:
+    """``fmt_num`` without its memo: group thousands, the language's decimal mark."""
+    text = _float_text(value, decimals, trim)
     if text is None:
-        text = _decimal_text(value, decimals, trim)
+        text = _fast_text(value, decimals, trim)
+        if text is None:
+            text = _decimal_text(value, decimals, trim)
     if lang == "en" or lang == "th":
         return text
     group, point = _SEP.get(lang, _SEP["en"])
     return text.replace(",", "\0").replace(".", point).replace("\0", group)
+
+
+_MEMOS: dict[tuple[str, int, bool], dict[float, str]] = {}
+
+
+def number_memo(lang: str, decimals: int, trim: bool) -> dict[float, str]:
+    """The texts already made for this language, decimal count and ``trim``, by value.
+
+    A pure function's results (the key holds every input but the value): sizes, prices and
+    shapes repeat within and across answers. Like any dict it keys 0.0 and -0.0 alike.
+    """
+    key = (lang, decimals, trim)
+    memo = _MEMOS.get(key)
+    if memo is None:
+        memo = _MEMOS[key] = {}
+    return memo
+
+
+def fmt_num(value: float, decimals: int = 0, lang: str = "en", trim: bool = False) -> str:
+    """Group thousands and use the language's decimal mark; ``trim`` drops a zero fraction.
+
+    Memoised: prices, capacities and shapes repeat across answers.
+    """
+    memo = number_memo(lang, decimals, trim)
+    text = memo.get(value)
+    if text is None:
+        if len(memo) >= _MEMO_SIZE:
+            memo.clear()
+        text = memo[value] = format_number(value, decimals, lang, trim)
+    return text
 
 
 def fmt_gb(value: float, lang: str = "en") -> str:

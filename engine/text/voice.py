@@ -8,8 +8,20 @@ from typing import Any
 
 from engine.answer_types import Answer
 from engine.catalog import Catalog
+from engine.catalog_cache import per_catalog
 from engine.i18n import _Params, t
-from engine.rounding import fmt_gb, fmt_num, fmt_usd
+from engine.rounding import fmt_num, fmt_usd, number_memo
+
+
+@per_catalog
+def message_tables(cat: Catalog) -> dict[str, dict[str, str]]:
+    """Per language, every key's text with the English fallback already applied (the rules
+    of engine.i18n.t), so a lookup is one dict read."""
+    en = cat.messages["en"]
+    return {
+        lang: {k: table.get(k) or en.get(k) or k for k in {**en, **table}}
+        for lang, table in cat.messages.items()
+    }
 
 
 class Voice:
@@ -18,18 +30,27 @@ class Voice:
     def __init__(self, cat: Catalog, lang: str) -> None:
         self.cat = cat
         self.lang = lang
-        # Bound once per answer: about 27 lookups each (the same rules as engine.i18n.t).
-        self._en = cat.messages["en"]
-        self._table = cat.messages.get(lang) or self._en
+        tables = message_tables(cat)
+        self._table = tables.get(lang) or tables["en"]
+        # The number texts already made in this language, by value: one dict read on a repeat.
+        self._gb1 = number_memo(lang, 1, True)
+        self._gb0 = number_memo(lang, 0, True)
+        self._num = [number_memo(lang, d, True) for d in range(5)]
 
     def t(self, key: str, **params: Any) -> str:
-        text = self._table.get(key) or self._en.get(key) or key
+        text = self._table.get(key) or key
         if "{" not in text:  # nothing to fill: format_map would return it unchanged
             return text
-        return text.format_map(_Params(params))
+        try:
+            return text.format_map(params)
+        except KeyError:  # a placeholder without a value stays as written
+            return text.format_map(_Params(params))
 
     def gb(self, value: float) -> str:
-        return fmt_gb(value, self.lang)
+        """GB with one decimal below 100 and none above (``engine.rounding.fmt_gb``)."""
+        if -100 < value < 100:
+            return self._gb1.get(value) or fmt_num(value, 1, self.lang, True)
+        return self._gb0.get(value) or fmt_num(value, 0, self.lang, True)
 
     def usd(self, value: float) -> str:
         return fmt_usd(value, self.lang)
@@ -38,21 +59,20 @@ class Voice:
         """A card link's name in the reply language (cards.yaml names it in English)."""
         name = name or "PCIe"
         key = f"link.{name}"
-        return self._table.get(key) or self._en.get(key) or name
+        en = self.cat.messages["en"]
+        return (self.cat.messages.get(self.lang) or en).get(key) or en.get(key) or name
 
     def room(self, value: float) -> str:
         """GB to spare: a real but tiny margin reads "<0.1", never "0" (which says it does not
         fit, or fits exactly)."""
-        return room_gb(value, self.lang)
+        if 0 < value < 0.05:
+            return "<" + fmt_num(0.1, 1, self.lang)
+        return self.gb(value)
 
     def num(self, value: float, decimals: int = 0) -> str:
+        if 0 <= decimals < 5:
+            return self._num[decimals].get(value) or fmt_num(value, decimals, self.lang, True)
         return fmt_num(value, decimals, self.lang, trim=True)
-
-
-def room_gb(value: float, lang: str) -> str:
-    if 0 < value < 0.05:
-        return "<" + fmt_num(0.1, 1, lang)
-    return fmt_gb(value, lang)
 
 
 def task_label(cat: Catalog, lang: str, task: str) -> str:

@@ -14,7 +14,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.rounding import _decimal_text, _fast_text, fmt_gb, fmt_num, fmt_usd
+from engine.rounding import (
+    _decimal_text,
+    _fast_text,
+    _float_text,
+    fmt_gb,
+    fmt_num,
+    fmt_usd,
+    format_number,
+)
 
 FINITE = st.floats(allow_nan=False, allow_infinity=False)
 DISPLAYED = st.one_of(
@@ -26,7 +34,7 @@ DISPLAYED = st.one_of(
 )
 
 
-uncached = fmt_num.__wrapped__  # the cache keys 0.0 and -0.0 alike: compare the function itself
+uncached = format_number  # the memo keys 0.0 and -0.0 alike: compare the function itself
 
 
 def reference(value: float, decimals: int, lang: str, trim: bool) -> str:
@@ -53,6 +61,49 @@ def test_fast_path_equals_decimal_or_declines(value: float, decimals: int, trim:
         assert value < 0 or math.copysign(1, value) < 0 or "e" in repr(value)
     else:
         assert fast == _decimal_text(value, decimals, trim)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.one_of(FINITE, DISPLAYED, st.integers(min_value=0, max_value=10**12)),
+    st.integers(min_value=0, max_value=8),
+    st.booleans(),
+)
+def test_float_format_path_equals_decimal_or_declines(
+    value: float, decimals: int, trim: bool
+) -> None:
+    fast = _float_text(value, decimals, trim)
+    if fast is not None:
+        assert fast == _decimal_text(value, decimals, trim)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.integers(min_value=0, max_value=10**8),
+    st.integers(min_value=0, max_value=4),
+    st.integers(min_value=-3, max_value=3),
+    st.booleans(),
+)
+def test_float_format_path_next_to_half_way_points(
+    k: int, decimals: int, ulps: int, trim: bool
+) -> None:
+    """Floats a few ulps either side of a half-way point (k + 0.5) / 10**decimals."""
+    value = (k + 0.5) / 10**decimals
+    for _ in range(abs(ulps)):
+        value = math.nextafter(value, math.inf if ulps > 0 else -math.inf)
+    fast = _float_text(value, decimals, trim)
+    if fast is not None:
+        assert fast == _decimal_text(value, decimals, trim)
+    assert format_number(value, decimals, "en", trim) == _decimal_text(value, decimals, trim)
+
+
+def test_float_format_path_serves_the_common_values() -> None:
+    """The cheap path is the one taken for ordinary sizes (it declines only near a tie)."""
+    assert _float_text(21.3456789, 1, True) == "21.3"
+    assert _float_text(1234.5678, 2, False) == "1,234.57"
+    assert _float_text(40.0, 1, True) == "40"
+    assert _float_text(21.125, 2, False) is None  # a half-way point: the repr digits decide
+    assert _float_text(0.0, 1, False) is None  # zero and -0.0: the string and Decimal paths
 
 
 @settings(max_examples=1000, deadline=None)
