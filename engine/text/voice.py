@@ -4,6 +4,7 @@ numbers rounded half up, only here, at the end.
 
 from __future__ import annotations
 
+from string import Formatter
 from typing import Any
 
 from engine.answer_types import Answer
@@ -11,6 +12,8 @@ from engine.catalog import Catalog
 from engine.catalog_cache import per_catalog
 from engine.i18n import _Params, t
 from engine.rounding import fmt_num, fmt_usd, number_memo
+
+_FORMATTER = Formatter()
 
 
 @per_catalog
@@ -24,6 +27,43 @@ def message_tables(cat: Catalog) -> dict[str, dict[str, str]]:
     }
 
 
+def percent_template(text: str, fixed: dict[str, str] | None = None) -> str | None:
+    """``text`` as a ``%``-template giving what ``text.format_map(params)`` gives (``%s`` and
+    ``format(v, "")`` agree for the str, int and float values the builders pass); the
+    ``fixed`` fields already written in. None when a field has a spec, a conversion or a
+    name ``%`` cannot take, or the text does not parse: those keep the ``format_map`` path."""
+    if "{" not in text:  # never formatted (engine.i18n.t): a lone "}" stays as written
+        return text.replace("%", "%%")
+    out: list[str] = []
+    try:
+        for literal, name, spec, conversion in _FORMATTER.parse(text):
+            out.append(literal.replace("%", "%%"))
+            if name is None:
+                continue
+            if spec or conversion or not name.isidentifier():
+                return None
+            if fixed is not None and name in fixed:
+                out.append(fixed[name].replace("%", "%%"))
+            else:
+                out.append(f"%({name})s")
+    except ValueError:
+        return None
+    return "".join(out)
+
+
+@per_catalog
+def percent_tables(cat: Catalog) -> dict[str, dict[str, str]]:
+    """Per language, each message as a ``%``-template (about a third cheaper to fill)."""
+    out: dict[str, dict[str, str]] = {}
+    for lang, table in message_tables(cat).items():
+        out[lang] = {}
+        for key, text in table.items():
+            pct = percent_template(text)
+            if pct is not None:
+                out[lang][key] = pct
+    return out
+
+
 class Voice:
     """The catalog's messages and number formats in one language."""
 
@@ -31,20 +71,30 @@ class Voice:
         self.cat = cat
         self.lang = lang
         tables = message_tables(cat)
-        self._table = tables.get(lang) or tables["en"]
+        self.table_lang = lang if tables.get(lang) else "en"  # the table this voice reads
+        self._table = tables[self.table_lang]
+        self._pct = percent_tables(cat)[self.table_lang]
         # The number texts already made in this language, by value: one dict read on a repeat.
         self._gb1 = number_memo(lang, 1, True)
         self._gb0 = number_memo(lang, 0, True)
         self._num = [number_memo(lang, d, True) for d in range(5)]
 
     def t(self, key: str, **params: Any) -> str:
+        try:
+            return self._pct[key] % params
+        except KeyError:  # an unknown key, or a placeholder without a value
+            return self.t_slow(key, params)
+
+    def text(self, key: str) -> str:
+        """The message as written (unfilled), with the English fallback."""
+        return self._table.get(key) or key
+
+    def t_slow(self, key: str, params: dict[str, Any]) -> str:
+        """The engine.i18n.t rules in full: a missing placeholder stays as written."""
         text = self._table.get(key) or key
         if "{" not in text:  # nothing to fill: format_map would return it unchanged
             return text
-        try:
-            return text.format_map(params)
-        except KeyError:  # a placeholder without a value stays as written
-            return text.format_map(_Params(params))
+        return text.format_map(_Params(params))
 
     def gb(self, value: float) -> str:
         """GB with one decimal below 100 and none above (``engine.rounding.fmt_gb``)."""
