@@ -4,7 +4,8 @@ Python's ``round()`` rounds half to even on the binary value (21.125 -> 21.12); 
 guide rounds half up on the decimal value (21.125 -> 21.13). The decimal value is the float's
 shortest ``repr``; ``round_half_up`` rounds it through ``Decimal``. ``fmt_num`` gives the same
 text cheaper (property-tested against ``Decimal``): away from a half-way point the float's own
-correctly rounded ``format`` agrees with it, near one the ``repr`` digits are rounded as a string.
+correctly rounded ``format`` agrees with it, near one the ``repr`` digits are rounded as a string
+(see ``format_number``).
 """
 
 from __future__ import annotations
@@ -41,26 +42,6 @@ def _decimal_text(value: float, decimals: int, trim: bool) -> str:
     return f"{d:,.{decimals}f}"
 
 
-def _float_text(value: float, decimals: int, trim: bool) -> str | None:
-    """The text from ``format`` when ``value`` is positive, scaled below 1e9 and at least 1e-6
-    (scaled) away from a half-way point; None otherwise.
-
-    Why it equals half up on the ``repr`` digits r: with t = value * 10**decimals < 1e9 the
-    product's rounding error and |r - value| (half an ulp) are each below 1.2e-7 scaled, so r,
-    the float and t lie on the same side of every half-way point k + 0.5, none on one; the
-    correctly rounded ``format`` and half up on r then pick the same k.
-    """
-    if decimals >= _PLACES:
-        return None
-    t = value * _SCALE[decimals]
-    if not (0.0 < t < 1e9 and abs(t - int(t) - 0.5) > 1e-6):
-        return None
-    text = format(value, _SPEC[decimals])
-    if trim and decimals and text.endswith(_ZEROS[decimals]):
-        return text[: -decimals - 1]
-    return text
-
-
 def _fast_text(value: float, decimals: int, trim: bool) -> str | None:
     """The same text from the ``repr`` digits, for non-negative values ``repr`` writes without
     an exponent (every size, price and count the engine shows); None for anything else."""
@@ -80,12 +61,24 @@ def _fast_text(value: float, decimals: int, trim: bool) -> str | None:
 
 
 def format_number(value: float, decimals: int = 0, lang: str = "en", trim: bool = False) -> str:
-    """``fmt_num`` without its memo: group thousands, the language's decimal mark."""
-    text = _float_text(value, decimals, trim)
+    """``fmt_num`` without its memo: group thousands, the language's decimal mark.
+
+    A positive value that, scaled (t = value * 10**decimals), is below 1e9 and more than 1e-6
+    away from a half-way point takes the float's own ``format``. Why that is half up on the
+    ``repr`` digits r: the product's rounding error and |r - value| (half an ulp) are each
+    below 1.2e-7 scaled, so r, the float and t lie on the same side of every half-way point
+    k + 0.5, none on one; the correctly rounded ``format`` and half up on r pick the same k.
+    Any other value rounds its ``repr`` digits as a string, or goes through ``Decimal``.
+    """
+    text = None
+    if 0 <= decimals < _PLACES:
+        t = value * _SCALE[decimals]
+        if 0.0 < t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:  # t % 1.0: t's fraction, exactly
+            text = format(value, _SPEC[decimals])
+            if trim and decimals and text.endswith(_ZEROS[decimals]):
+                text = text[: -decimals - 1]
     if text is None:
-        text = _fast_text(value, decimals, trim)
-        if text is None:
-            text = _decimal_text(value, decimals, trim)
+        text = _fast_text(value, decimals, trim) or _decimal_text(value, decimals, trim)
     if lang == "en" or lang == "th":
         return text
     group, point = _SEP.get(lang, _SEP["en"])
@@ -108,18 +101,21 @@ def number_memo(lang: str, decimals: int, trim: bool) -> dict[float, str]:
     return memo
 
 
+def remember(memo: dict[float, str], value: float, decimals: int, lang: str, trim: bool) -> str:
+    """Make the text ``memo`` (``number_memo(lang, decimals, trim)``) lacks, and keep it."""
+    if len(memo) >= _MEMO_SIZE:
+        memo.clear()
+    text = memo[value] = format_number(value, decimals, lang, trim)
+    return text
+
+
 def fmt_num(value: float, decimals: int = 0, lang: str = "en", trim: bool = False) -> str:
     """Group thousands and use the language's decimal mark; ``trim`` drops a zero fraction.
 
     Memoised: prices, capacities and shapes repeat across answers.
     """
     memo = number_memo(lang, decimals, trim)
-    text = memo.get(value)
-    if text is None:
-        if len(memo) >= _MEMO_SIZE:
-            memo.clear()
-        text = memo[value] = format_number(value, decimals, lang, trim)
-    return text
+    return memo.get(value) or remember(memo, value, decimals, lang, trim)
 
 
 def fmt_gb(value: float, lang: str = "en") -> str:
@@ -128,6 +124,25 @@ def fmt_gb(value: float, lang: str = "en") -> str:
 
 
 def fmt_usd(value: float, lang: str = "en") -> str:
+    """Dollars: cents below $100 when there are any, whole dollars otherwise."""
     if value < 100 and value != int(value):
         return "$" + fmt_num(value, 2, lang)
     return "$" + fmt_num(value, 0, lang)
+
+
+_USD_MEMOS: dict[str, dict[float, str]] = {}
+
+
+def usd_memo(lang: str) -> dict[float, str]:
+    """``fmt_usd``'s texts already made in this language, by value (as ``number_memo``)."""
+    memo = _USD_MEMOS.get(lang)
+    if memo is None:
+        memo = _USD_MEMOS[lang] = {}
+    return memo
+
+
+def remember_usd(memo: dict[float, str], value: float, lang: str) -> str:
+    if len(memo) >= _MEMO_SIZE:
+        memo.clear()
+    text = memo[value] = fmt_usd(value, lang)
+    return text

@@ -11,7 +11,7 @@ from engine.answer_types import Answer
 from engine.catalog import Catalog
 from engine.catalog_cache import per_catalog
 from engine.i18n import _Params, t
-from engine.rounding import fmt_num, fmt_usd, number_memo
+from engine.rounding import fmt_num, number_memo, remember, remember_usd, usd_memo
 
 _FORMATTER = Formatter()
 
@@ -64,20 +64,38 @@ def percent_tables(cat: Catalog) -> dict[str, dict[str, str]]:
     return out
 
 
+@per_catalog
+def voice_tables(cat: Catalog) -> dict[str, tuple[str, dict[str, str], dict[str, str]]]:
+    """Per language of the catalog: the table a voice reads, its texts and its templates."""
+    return {lang: _tables(cat, lang) for lang in cat.messages}
+
+
+def _tables(cat: Catalog, lang: str) -> tuple[str, dict[str, str], dict[str, str]]:
+    tables = message_tables(cat)
+    table = lang if tables.get(lang) else "en"
+    return table, tables[table], percent_tables(cat)[table]
+
+
+_NUMBER_MEMOS: dict[str, tuple[list[dict[float, str]], dict[float, str]]] = {}
+
+
+def _number_memos(lang: str) -> tuple[list[dict[float, str]], dict[float, str]]:
+    """A language's memos of trimmed numbers (by decimals, 0 to 4) and of dollar amounts."""
+    memos = _NUMBER_MEMOS[lang] = ([number_memo(lang, d, True) for d in range(5)], usd_memo(lang))
+    return memos
+
+
 class Voice:
     """The catalog's messages and number formats in one language."""
 
     def __init__(self, cat: Catalog, lang: str) -> None:
         self.cat = cat
         self.lang = lang
-        tables = message_tables(cat)
-        self.table_lang = lang if tables.get(lang) else "en"  # the table this voice reads
-        self._table = tables[self.table_lang]
-        self._pct = percent_tables(cat)[self.table_lang]
+        self.table_lang, self._table, self._pct = voice_tables(cat).get(lang) or _tables(cat, lang)
         # The number texts already made in this language, by value: one dict read on a repeat.
-        self._gb1 = number_memo(lang, 1, True)
-        self._gb0 = number_memo(lang, 0, True)
-        self._num = [number_memo(lang, d, True) for d in range(5)]
+        memos = _NUMBER_MEMOS.get(lang) or _number_memos(lang)
+        self._num, self._usd = memos
+        self._gb0, self._gb1 = memos[0][0], memos[0][1]
 
     def t(self, key: str, **params: Any) -> str:
         try:
@@ -99,11 +117,11 @@ class Voice:
     def gb(self, value: float) -> str:
         """GB with one decimal below 100 and none above (``engine.rounding.fmt_gb``)."""
         if -100 < value < 100:
-            return self._gb1.get(value) or fmt_num(value, 1, self.lang, True)
-        return self._gb0.get(value) or fmt_num(value, 0, self.lang, True)
+            return self._gb1.get(value) or remember(self._gb1, value, 1, self.lang, True)
+        return self._gb0.get(value) or remember(self._gb0, value, 0, self.lang, True)
 
     def usd(self, value: float) -> str:
-        return fmt_usd(value, self.lang)
+        return self._usd.get(value) or remember_usd(self._usd, value, self.lang)
 
     def link(self, name: str | None) -> str:
         """A card link's name in the reply language (cards.yaml names it in English)."""
@@ -121,7 +139,8 @@ class Voice:
 
     def num(self, value: float, decimals: int = 0) -> str:
         if 0 <= decimals < 5:
-            return self._num[decimals].get(value) or fmt_num(value, decimals, self.lang, True)
+            memo = self._num[decimals]
+            return memo.get(value) or remember(memo, value, decimals, self.lang, True)
         return fmt_num(value, decimals, self.lang, trim=True)
 
 

@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 from engine.rounding import (
     _decimal_text,
     _fast_text,
-    _float_text,
     fmt_gb,
     fmt_num,
     fmt_usd,
@@ -66,15 +65,18 @@ def test_fast_path_equals_decimal_or_declines(value: float, decimals: int, trim:
 @settings(max_examples=3000, deadline=None)
 @given(
     st.one_of(FINITE, DISPLAYED, st.integers(min_value=0, max_value=10**12)),
-    st.integers(min_value=0, max_value=8),
+    st.integers(min_value=-1, max_value=8),
     st.booleans(),
 )
-def test_float_format_path_equals_decimal_or_declines(
-    value: float, decimals: int, trim: bool
-) -> None:
-    fast = _float_text(value, decimals, trim)
-    if fast is not None:
-        assert fast == _decimal_text(value, decimals, trim)
+def test_format_number_equals_decimal(value: float, decimals: int, trim: bool) -> None:
+    """Every path (the float's format, the repr digits, Decimal) gives the Decimal text."""
+    try:
+        expected = _decimal_text(value, decimals, trim)
+    except (InvalidOperation, ValueError) as e:  # beyond 28 digits, or no such decimal count
+        with pytest.raises(type(e)):
+            format_number(value, decimals, "en", trim)
+        return
+    assert format_number(value, decimals, "en", trim) == expected
 
 
 @settings(max_examples=3000, deadline=None)
@@ -91,19 +93,17 @@ def test_float_format_path_next_to_half_way_points(
     value = (k + 0.5) / 10**decimals
     for _ in range(abs(ulps)):
         value = math.nextafter(value, math.inf if ulps > 0 else -math.inf)
-    fast = _float_text(value, decimals, trim)
-    if fast is not None:
-        assert fast == _decimal_text(value, decimals, trim)
     assert format_number(value, decimals, "en", trim) == _decimal_text(value, decimals, trim)
 
 
-def test_float_format_path_serves_the_common_values() -> None:
-    """The cheap path is the one taken for ordinary sizes (it declines only near a tie)."""
-    assert _float_text(21.3456789, 1, True) == "21.3"
-    assert _float_text(1234.5678, 2, False) == "1,234.57"
-    assert _float_text(40.0, 1, True) == "40"
-    assert _float_text(21.125, 2, False) is None  # a half-way point: the repr digits decide
-    assert _float_text(0.0, 1, False) is None  # zero and -0.0: the string and Decimal paths
+def test_format_number_on_common_values_and_ties() -> None:
+    assert format_number(21.3456789, 1, "en", True) == "21.3"
+    assert format_number(1234.5678, 2, "pl") == "1\u00a0234,57"
+    assert format_number(40.0, 1, "en", True) == "40"
+    assert format_number(21.125, 2) == "21.13"  # a half-way point: the repr digits decide
+    assert format_number(2.675, 2) == "2.68"  # binary 2.67499...: the decimal value rules
+    assert format_number(0.0, 1) == "0.0"
+    assert format_number(-0.0, 1, "en", True) == "-0"  # the Decimal path keeps the sign
 
 
 @settings(max_examples=1000, deadline=None)
