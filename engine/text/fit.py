@@ -91,18 +91,16 @@ def change_line(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
 
 
 def ladder_lines(v: Voice, f: Fit) -> list[str]:
-    out = []
-    for o in f.options:
-        key = "ladder.fits" if o.fits else "ladder.short"
-        out.append(
-            v.t(
-                key,
-                prec=o.precision.upper(),
-                total=v.gb(o.total_gb),
-                headroom=v.room(o.headroom_gb) if o.fits else v.gb(-o.headroom_gb),
-            )
+    t, gb, room = v.t, v.gb, v.room  # bound once: a ladder has up to a dozen rungs
+    return [
+        t(
+            "ladder.fits" if o.fits else "ladder.short",
+            prec=o.precision.upper(),
+            total=gb(o.total_gb),
+            headroom=room(o.headroom_gb) if o.fits else gb(-o.headroom_gb),
         )
-    return out
+        for o in f.options
+    ]
 
 
 def speed_lines(v: Voice, f: Fit) -> list[str]:

@@ -135,7 +135,9 @@ class Voice:
         fit, or fits exactly)."""
         if 0 < value < 0.05:
             return "<" + fmt_num(0.1, 1, self.lang)
-        return self.gb(value)
+        if -100 < value < 100:  # self.gb, inline: about one number in six is a room
+            return self._gb1.get(value) or remember(self._gb1, value, 1, self.lang, True)
+        return self._gb0.get(value) or remember(self._gb0, value, 0, self.lang, True)
 
     def num(self, value: float, decimals: int = 0) -> str:
         if 0 <= decimals < 5:
@@ -165,14 +167,12 @@ def render_text(a: Answer) -> str:
     out = [a.headline] if a.headline else []
     for s in a.sections:
         if s.title:
-            out.append("")
-            out.append(s.title)
-        out.extend(s.lines)
-    notes = [n.text for n in a.caveats]
-    if notes:
+            out += ("", s.title)
+        out += s.lines
+    if a.caveats:
         out.append("")
-        out.extend(f"! {n}" for n in notes)
+        out += ["! " + n.text for n in a.caveats]
     if a.assumptions:
         out.append("")
-        out.extend(f"~ {n.text}" for n in a.assumptions)
+        out += ["~ " + n.text for n in a.assumptions]
     return "\n".join(out).strip()

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine import load_catalog
 from engine.rounding import (
     _decimal_text,
     _fast_text,
@@ -22,6 +23,10 @@ from engine.rounding import (
     fmt_usd,
     format_number,
 )
+from engine.text.voice import Voice
+
+CAT = load_catalog()
+LANGS = ["en", "pl", "th", "xx"]
 
 FINITE = st.floats(allow_nan=False, allow_infinity=False)
 DISPLAYED = st.one_of(
@@ -154,3 +159,21 @@ def test_languages_and_wrappers() -> None:
     assert fmt_gb(15.05, "pl") == "15,1"
     assert fmt_usd(12.5) == "$12.50"
     assert fmt_usd(1999.5) == "$2,000"
+
+
+VOICE_VALUES = st.one_of(
+    st.floats(min_value=-1e15, max_value=1e15), DISPLAYED, st.integers(-(10**6), 10**9)
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(VOICE_VALUES, st.integers(min_value=0, max_value=6), st.sampled_from(LANGS))
+def test_the_voice_formats_as_the_functions(value: float, decimals: int, lang: str) -> None:
+    """The voice reads the memos directly: the same text as fmt_gb, fmt_num and fmt_usd."""
+    v = Voice(CAT, lang)
+    for _ in range(2):  # made, then read back from the memo
+        assert v.gb(value) == fmt_gb(value, lang)
+        room = "<" + fmt_num(0.1, 1, lang) if 0 < value < 0.05 else fmt_gb(value, lang)
+        assert v.room(value) == room
+        assert v.num(value, decimals) == fmt_num(value, decimals, lang, True)
+        assert v.usd(value) == fmt_usd(value, lang)
