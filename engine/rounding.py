@@ -19,6 +19,7 @@ _SCALE = tuple(10.0**i for i in range(_PLACES))
 _SPEC = tuple(f",.{i}f" for i in range(_PLACES))
 _ZEROS = tuple("." + "0" * i for i in range(_PLACES))
 _MEMO_SIZE = 4096  # per (language, decimals, trim): emptied when full, so memory stays bounded
+_MEMO_KEYS = 64  # memos kept at once (the engine uses about 20)
 
 
 _DIGITS = 400  # a float has at most 309 integer digits: quantize never runs out of precision
@@ -97,6 +98,8 @@ def number_memo(lang: str, decimals: int, trim: bool) -> dict[float, str]:
     key = (lang, decimals, trim)
     memo = _MEMOS.get(key)
     if memo is None:
+        if len(_MEMOS) >= _MEMO_KEYS:  # odd languages or decimal counts: start over
+            _MEMOS.clear()
         memo = _MEMOS[key] = {}
     return memo
 
@@ -137,6 +140,8 @@ def usd_memo(lang: str) -> dict[float, str]:
     """``fmt_usd``'s texts already made in this language, by value (as ``number_memo``)."""
     memo = _USD_MEMOS.get(lang)
     if memo is None:
+        if len(_USD_MEMOS) >= _MEMO_KEYS:
+            _USD_MEMOS.clear()
         memo = _USD_MEMOS[lang] = {}
     return memo
 

@@ -81,6 +81,8 @@ _NUMBER_MEMOS: dict[str, tuple[list[dict[float, str]], dict[float, str]]] = {}
 
 def _number_memos(lang: str) -> tuple[list[dict[float, str]], dict[float, str]]:
     """A language's memos of trimmed numbers (by decimals, 0 to 4) and of dollar amounts."""
+    if len(_NUMBER_MEMOS) >= 16:  # the engine speaks three languages: odd ones start over
+        _NUMBER_MEMOS.clear()
     memos = _NUMBER_MEMOS[lang] = ([number_memo(lang, d, True) for d in range(5)], usd_memo(lang))
     return memos
 
