@@ -2,17 +2,24 @@
 
 Python's ``round()`` rounds half to even on the binary value (21.125 -> 21.12); the sizing
 guide rounds half up on the decimal value (21.125 -> 21.13). The decimal value is the float's
-shortest ``repr``; ``round_half_up`` rounds it through ``Decimal``, and ``fmt_num`` rounds the
-same digits as a string (no ``Decimal`` on the common path, identical text: property-tested).
+shortest ``repr``; ``round_half_up`` rounds it through ``Decimal``. ``fmt_num`` gives the same
+text cheaper (property-tested against ``Decimal``): away from a half-way point the float's own
+correctly rounded ``format`` agrees with it, near one the ``repr`` digits are rounded as a string
+(see ``format_number``).
 """
 
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal, localcontext
-from functools import lru_cache
 
 _SEP = {"en": (",", "."), "pl": ("\u00a0", ","), "th": (",", ".")}
 _POW10 = tuple(10**i for i in range(20))
+_PLACES = 7  # decimals the float fast path serves (the engine shows 0 to 4)
+_SCALE = tuple(10.0**i for i in range(_PLACES))
+_SPEC = tuple(f",.{i}f" for i in range(_PLACES))
+_ZEROS = tuple("." + "0" * i for i in range(_PLACES))
+_MEMO_SIZE = 4096  # per (language, decimals, trim): emptied when full, so memory stays bounded
+_MEMO_KEYS = 64  # memos kept at once (the engine uses about 20)
 
 
 _DIGITS = 400  # a float has at most 309 integer digits: quantize never runs out of precision
@@ -54,19 +61,64 @@ def _fast_text(value: float, decimals: int, trim: bool) -> str | None:
     return f"{head:,}." + str(tail).zfill(decimals)
 
 
-@lru_cache(maxsize=8192)
-def fmt_num(value: float, decimals: int = 0, lang: str = "en", trim: bool = False) -> str:
-    """Group thousands and use the language's decimal mark; ``trim`` drops a zero fraction.
+def format_number(value: float, decimals: int = 0, lang: str = "en", trim: bool = False) -> str:
+    """``fmt_num`` without its memo: group thousands, the language's decimal mark.
 
-    Cached: prices, capacities and shapes repeat across answers.
+    A positive value that, scaled (t = value * 10**decimals), is below 1e9 and more than 1e-6
+    away from a half-way point takes the float's own ``format``. Why that is half up on the
+    ``repr`` digits r: the product's rounding error and |r - value| (half an ulp) are each
+    below 1.2e-7 scaled, so r, the float and t lie on the same side of every half-way point
+    k + 0.5, none on one; the correctly rounded ``format`` and half up on r pick the same k.
+    Any other value rounds its ``repr`` digits as a string, or goes through ``Decimal``.
     """
-    text = _fast_text(value, decimals, trim)
+    text = None
+    if 0 <= decimals < _PLACES:
+        t = value * _SCALE[decimals]
+        if 0.0 < t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:  # t % 1.0: t's fraction, exactly
+            text = format(value, _SPEC[decimals])
+            if trim and decimals and text.endswith(_ZEROS[decimals]):
+                text = text[: -decimals - 1]
     if text is None:
-        text = _decimal_text(value, decimals, trim)
+        text = _fast_text(value, decimals, trim) or _decimal_text(value, decimals, trim)
     if lang == "en" or lang == "th":
         return text
     group, point = _SEP.get(lang, _SEP["en"])
     return text.replace(",", "\0").replace(".", point).replace("\0", group)
+
+
+_MEMOS: dict[tuple[str, int, bool], dict[float, str]] = {}
+
+
+def number_memo(lang: str, decimals: int, trim: bool) -> dict[float, str]:
+    """The texts already made for this language, decimal count and ``trim``, by value.
+
+    A pure function's results (the key holds every input but the value): sizes, prices and
+    shapes repeat within and across answers. Like any dict it keys 0.0 and -0.0 alike.
+    """
+    key = (lang, decimals, trim)
+    memo = _MEMOS.get(key)
+    if memo is None:
+        if len(_MEMOS) >= _MEMO_KEYS:  # odd languages or decimal counts: start over
+            _MEMOS.clear()
+        memo = _MEMOS[key] = {}
+    return memo
+
+
+def remember(memo: dict[float, str], value: float, decimals: int, lang: str, trim: bool) -> str:
+    """Make the text ``memo`` (``number_memo(lang, decimals, trim)``) lacks, and keep it."""
+    if len(memo) >= _MEMO_SIZE:
+        memo.clear()
+    text = memo[value] = format_number(value, decimals, lang, trim)
+    return text
+
+
+def fmt_num(value: float, decimals: int = 0, lang: str = "en", trim: bool = False) -> str:
+    """Group thousands and use the language's decimal mark; ``trim`` drops a zero fraction.
+
+    Memoised: prices, capacities and shapes repeat across answers.
+    """
+    memo = number_memo(lang, decimals, trim)
+    return memo.get(value) or remember(memo, value, decimals, lang, trim)
 
 
 def fmt_gb(value: float, lang: str = "en") -> str:
@@ -75,6 +127,27 @@ def fmt_gb(value: float, lang: str = "en") -> str:
 
 
 def fmt_usd(value: float, lang: str = "en") -> str:
+    """Dollars: cents below $100 when there are any, whole dollars otherwise."""
     if value < 100 and value != int(value):
         return "$" + fmt_num(value, 2, lang)
     return "$" + fmt_num(value, 0, lang)
+
+
+_USD_MEMOS: dict[str, dict[float, str]] = {}
+
+
+def usd_memo(lang: str) -> dict[float, str]:
+    """``fmt_usd``'s texts already made in this language, by value (as ``number_memo``)."""
+    memo = _USD_MEMOS.get(lang)
+    if memo is None:
+        if len(_USD_MEMOS) >= _MEMO_KEYS:
+            _USD_MEMOS.clear()
+        memo = _USD_MEMOS[lang] = {}
+    return memo
+
+
+def remember_usd(memo: dict[float, str], value: float, lang: str) -> str:
+    if len(memo) >= _MEMO_SIZE:
+        memo.clear()
+    text = memo[value] = fmt_usd(value, lang)
+    return text

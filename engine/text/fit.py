@@ -21,17 +21,16 @@ def headline(v: Voice, a: Answer) -> str:
     req, f = a.request, a.fit
     assert req is not None and a.memory_gb is not None
     total = a.memory_gb["total"]
-    request = _request_label(v, req)
     if f is None:
-        return v.t("headline.fit_no", request=request, total=v.gb(total), card="?")
+        return v.t("headline.fit_no", request=_request_label(v, req), total=v.gb(total), card="?")
     hw = hw_label(f)
     if req.task != "inference":
         key = "headline.fit_yes" if f.fits else "headline.fit_no"
-        return v.t(key, request=request, total=v.gb(total), card=hw)
+        return v.t(key, request=_request_label(v, req), total=v.gb(total), card=hw)
     if f.fits:
         return v.t(
             "headline.ladder_yes",
-            request=request,
+            request=_request_label(v, req),
             hw=hw,
             total=v.gb(total),
             headroom=v.room(f.headroom_gb),
@@ -54,7 +53,7 @@ def headline(v: Voice, a: Answer) -> str:
     plain = f.card not in v.cat.card_by_name and f.card not in v.cat.owned_by_name
     return v.t(
         "headline.ladder_none_capacity" if plain else "headline.ladder_none",
-        request=request,
+        request=_request_label(v, req),
         total=v.gb(total),
         hw=hw,
         cap=v.gb(f.vram_gb or 0),
@@ -92,18 +91,16 @@ def change_line(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
 
 
 def ladder_lines(v: Voice, f: Fit) -> list[str]:
-    out = []
-    for o in f.options:
-        key = "ladder.fits" if o.fits else "ladder.short"
-        out.append(
-            v.t(
-                key,
-                prec=o.precision.upper(),
-                total=v.gb(o.total_gb),
-                headroom=v.room(o.headroom_gb) if o.fits else v.gb(-o.headroom_gb),
-            )
+    t, gb, room = v.t, v.gb, v.room  # bound once: a ladder has up to a dozen rungs
+    return [
+        t(
+            "ladder.fits" if o.fits else "ladder.short",
+            prec=o.precision.upper(),
+            total=gb(o.total_gb),
+            headroom=room(o.headroom_gb) if o.fits else gb(-o.headroom_gb),
         )
-    return out
+        for o in f.options
+    ]
 
 
 def speed_lines(v: Voice, f: Fit) -> list[str]:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from engine.answer_types import Answer, Fit, Pick, Request, Section
-from engine.text.voice import Voice, ctx_label
+from engine.catalog import Catalog
+from engine.catalog_cache import per_catalog
+from engine.text.voice import Voice, ctx_label, message_tables, percent_template
 
 
 def model_label(v: Voice, req: Request) -> str:
@@ -68,19 +71,46 @@ def alt_line(v: Voice, p: Pick) -> str:
     return f"{base}: {reason}"
 
 
+_FIELD = re.compile(r"(?<!%)(?:%%)*%\((\w+)\)s")  # the names a %-template fills
+_MEMORY_PARTS = (
+    "weights",
+    "kv_cache",
+    "gradients",
+    "master_weights",
+    "optimizer",
+    "adapters",
+    "activations",
+    "overhead",
+)
+
+
+@per_catalog
+def memory_rows(cat: Catalog) -> dict[str, dict[str, str]]:
+    """Per message table, each part's "mem.line" with its name already written in, as a
+    ``%``-template of the GB alone (a line that needs more than that is left out)."""
+    out: dict[str, dict[str, str]] = {}
+    for lang in message_tables(cat):
+        v = Voice(cat, lang)
+        rows = out[lang] = {}
+        for k in _MEMORY_PARTS:
+            row = percent_template(v.text("mem.line"), {"part": v.t(f"mem.{k}")})
+            if row is not None and set(_FIELD.findall(row)) <= {"gb"}:
+                rows[k] = row
+    return out
+
+
+def memory_line(v: Voice, part: str, gb: float, rows: dict[str, str] | None = None) -> str:
+    """One part of the memory: its name and GB."""
+    row = (memory_rows(v.cat)[v.table_lang] if rows is None else rows).get(part)
+    if row is None:
+        return v.t("mem.line", part=v.t(f"mem.{part}"), gb=v.gb(gb))
+    return row % {"gb": v.gb(gb)}
+
+
 def memory_lines(v: Voice, a: Answer) -> list[str]:
     mem = a.memory_gb or {}
-    order = [
-        "weights",
-        "kv_cache",
-        "gradients",
-        "master_weights",
-        "optimizer",
-        "adapters",
-        "activations",
-        "overhead",
-    ]
-    lines = [v.t("mem.line", part=v.t(f"mem.{k}"), gb=v.gb(mem[k])) for k in order if k in mem]
+    rows = memory_rows(v.cat)[v.table_lang]
+    lines = [memory_line(v, k, mem[k], rows) for k in _MEMORY_PARTS if k in mem]
     lines.append(v.t("mem.total", gb=v.gb(mem.get("total", 0))))
     if a.quick_rule_gb is not None:
         lines.append(v.t("mem.quick_rule", gb=v.gb(a.quick_rule_gb)))

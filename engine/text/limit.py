@@ -9,7 +9,7 @@ from typing import Any
 
 from engine.answer_types import Answer, Limit, LimitOption, Request, Section
 from engine.sizing import GB
-from engine.text.labels import model_label
+from engine.text.labels import memory_line, model_label
 from engine.text.voice import Voice, ctx_label
 
 
@@ -108,8 +108,8 @@ def describe_limit(
         Section.model_construct(
             title=v.t("section.memory"),
             lines=[
-                v.t("mem.line", part=v.t("mem.weights"), gb=v.gb(mem["weights"])),
-                v.t("mem.line", part=v.t("mem.overhead"), gb=v.gb(mem["overhead"])),
+                memory_line(v, "weights", mem["weights"]),
+                memory_line(v, "overhead", mem["overhead"]),
             ],
         ),
     ]

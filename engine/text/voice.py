@@ -4,12 +4,87 @@ numbers rounded half up, only here, at the end.
 
 from __future__ import annotations
 
+from string import Formatter
 from typing import Any
 
 from engine.answer_types import Answer
 from engine.catalog import Catalog
+from engine.catalog_cache import per_catalog
 from engine.i18n import _Params, t
-from engine.rounding import fmt_gb, fmt_num, fmt_usd
+from engine.rounding import fmt_num, number_memo, remember, remember_usd, usd_memo
+
+_FORMATTER = Formatter()
+
+
+@per_catalog
+def message_tables(cat: Catalog) -> dict[str, dict[str, str]]:
+    """Per language, every key's text with the English fallback already applied (the rules
+    of engine.i18n.t), so a lookup is one dict read."""
+    en = cat.messages["en"]
+    return {
+        lang: {k: table.get(k) or en.get(k) or k for k in {**en, **table}}
+        for lang, table in cat.messages.items()
+    }
+
+
+def percent_template(text: str, fixed: dict[str, str] | None = None) -> str | None:
+    """``text`` as a ``%``-template giving what ``text.format_map(params)`` gives (``%s`` and
+    ``format(v, "")`` agree for the str, int and float values the builders pass); the
+    ``fixed`` fields already written in. None when a field has a spec, a conversion or a
+    name ``%`` cannot take, or the text does not parse: those keep the ``format_map`` path."""
+    if "{" not in text:  # never formatted (engine.i18n.t): a lone "}" stays as written
+        return text.replace("%", "%%")
+    out: list[str] = []
+    try:
+        for literal, name, spec, conversion in _FORMATTER.parse(text):
+            out.append(literal.replace("%", "%%"))
+            if name is None:
+                continue
+            if spec or conversion or not name.isidentifier():
+                return None
+            if fixed is not None and name in fixed:
+                out.append(fixed[name].replace("%", "%%"))
+            else:
+                out.append(f"%({name})s")
+    except ValueError:
+        return None
+    return "".join(out)
+
+
+@per_catalog
+def percent_tables(cat: Catalog) -> dict[str, dict[str, str]]:
+    """Per language, each message as a ``%``-template (about a third cheaper to fill)."""
+    out: dict[str, dict[str, str]] = {}
+    for lang, table in message_tables(cat).items():
+        out[lang] = {}
+        for key, text in table.items():
+            pct = percent_template(text)
+            if pct is not None:
+                out[lang][key] = pct
+    return out
+
+
+@per_catalog
+def voice_tables(cat: Catalog) -> dict[str, tuple[str, dict[str, str], dict[str, str]]]:
+    """Per language of the catalog: the table a voice reads, its texts and its templates."""
+    return {lang: _tables(cat, lang) for lang in cat.messages}
+
+
+def _tables(cat: Catalog, lang: str) -> tuple[str, dict[str, str], dict[str, str]]:
+    tables = message_tables(cat)
+    table = lang if tables.get(lang) else "en"
+    return table, tables[table], percent_tables(cat)[table]
+
+
+_NUMBER_MEMOS: dict[str, tuple[list[dict[float, str]], dict[float, str]]] = {}
+
+
+def _number_memos(lang: str) -> tuple[list[dict[float, str]], dict[float, str]]:
+    """A language's memos of trimmed numbers (by decimals, 0 to 4) and of dollar amounts."""
+    if len(_NUMBER_MEMOS) >= 16:  # the engine speaks three languages: odd ones start over
+        _NUMBER_MEMOS.clear()
+    memos = _NUMBER_MEMOS[lang] = ([number_memo(lang, d, True) for d in range(5)], usd_memo(lang))
+    return memos
 
 
 class Voice:
@@ -18,41 +93,59 @@ class Voice:
     def __init__(self, cat: Catalog, lang: str) -> None:
         self.cat = cat
         self.lang = lang
-        # Bound once per answer: about 27 lookups each (the same rules as engine.i18n.t).
-        self._en = cat.messages["en"]
-        self._table = cat.messages.get(lang) or self._en
+        self.table_lang, self._table, self._pct = voice_tables(cat).get(lang) or _tables(cat, lang)
+        # The number texts already made in this language, by value: one dict read on a repeat.
+        memos = _NUMBER_MEMOS.get(lang) or _number_memos(lang)
+        self._num, self._usd = memos
+        self._gb0, self._gb1 = memos[0][0], memos[0][1]
 
     def t(self, key: str, **params: Any) -> str:
-        text = self._table.get(key) or self._en.get(key) or key
+        try:
+            return self._pct[key] % params
+        except KeyError:  # an unknown key, or a placeholder without a value
+            return self.t_slow(key, params)
+
+    def text(self, key: str) -> str:
+        """The message as written (unfilled), with the English fallback."""
+        return self._table.get(key) or key
+
+    def t_slow(self, key: str, params: dict[str, Any]) -> str:
+        """The engine.i18n.t rules in full: a missing placeholder stays as written."""
+        text = self._table.get(key) or key
         if "{" not in text:  # nothing to fill: format_map would return it unchanged
             return text
         return text.format_map(_Params(params))
 
     def gb(self, value: float) -> str:
-        return fmt_gb(value, self.lang)
+        """GB with one decimal below 100 and none above (``engine.rounding.fmt_gb``)."""
+        if -100 < value < 100:
+            return self._gb1.get(value) or remember(self._gb1, value, 1, self.lang, True)
+        return self._gb0.get(value) or remember(self._gb0, value, 0, self.lang, True)
 
     def usd(self, value: float) -> str:
-        return fmt_usd(value, self.lang)
+        return self._usd.get(value) or remember_usd(self._usd, value, self.lang)
 
     def link(self, name: str | None) -> str:
         """A card link's name in the reply language (cards.yaml names it in English)."""
         name = name or "PCIe"
         key = f"link.{name}"
-        return self._table.get(key) or self._en.get(key) or name
+        en = self.cat.messages["en"]
+        return (self.cat.messages.get(self.lang) or en).get(key) or en.get(key) or name
 
     def room(self, value: float) -> str:
         """GB to spare: a real but tiny margin reads "<0.1", never "0" (which says it does not
         fit, or fits exactly)."""
-        return room_gb(value, self.lang)
+        if 0 < value < 0.05:
+            return "<" + fmt_num(0.1, 1, self.lang)
+        if -100 < value < 100:  # self.gb, inline: about one number in six is a room
+            return self._gb1.get(value) or remember(self._gb1, value, 1, self.lang, True)
+        return self._gb0.get(value) or remember(self._gb0, value, 0, self.lang, True)
 
     def num(self, value: float, decimals: int = 0) -> str:
+        if 0 <= decimals < 5:
+            memo = self._num[decimals]
+            return memo.get(value) or remember(memo, value, decimals, self.lang, True)
         return fmt_num(value, decimals, self.lang, trim=True)
-
-
-def room_gb(value: float, lang: str) -> str:
-    if 0 < value < 0.05:
-        return "<" + fmt_num(0.1, 1, lang)
-    return fmt_gb(value, lang)
 
 
 def task_label(cat: Catalog, lang: str, task: str) -> str:
@@ -76,14 +169,12 @@ def render_text(a: Answer) -> str:
     out = [a.headline] if a.headline else []
     for s in a.sections:
         if s.title:
-            out.append("")
-            out.append(s.title)
-        out.extend(s.lines)
-    notes = [n.text for n in a.caveats]
-    if notes:
+            out += ("", s.title)
+        out += s.lines
+    if a.caveats:
         out.append("")
-        out.extend(f"! {n}" for n in notes)
+        out += ["! " + n.text for n in a.caveats]
     if a.assumptions:
         out.append("")
-        out.extend(f"~ {n.text}" for n in a.assumptions)
+        out += ["~ " + n.text for n in a.assumptions]
     return "\n".join(out).strip()

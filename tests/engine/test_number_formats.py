@@ -14,7 +14,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.rounding import _decimal_text, _fast_text, fmt_gb, fmt_num, fmt_usd
+from engine import load_catalog
+from engine.rounding import (
+    _decimal_text,
+    _fast_text,
+    fmt_gb,
+    fmt_num,
+    fmt_usd,
+    format_number,
+)
+from engine.text.voice import Voice
+
+CAT = load_catalog()
+LANGS = ["en", "pl", "th", "xx"]
 
 FINITE = st.floats(allow_nan=False, allow_infinity=False)
 DISPLAYED = st.one_of(
@@ -26,7 +38,7 @@ DISPLAYED = st.one_of(
 )
 
 
-uncached = fmt_num.__wrapped__  # the cache keys 0.0 and -0.0 alike: compare the function itself
+uncached = format_number  # the memo keys 0.0 and -0.0 alike: compare the function itself
 
 
 def reference(value: float, decimals: int, lang: str, trim: bool) -> str:
@@ -53,6 +65,50 @@ def test_fast_path_equals_decimal_or_declines(value: float, decimals: int, trim:
         assert value < 0 or math.copysign(1, value) < 0 or "e" in repr(value)
     else:
         assert fast == _decimal_text(value, decimals, trim)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.one_of(FINITE, DISPLAYED, st.integers(min_value=0, max_value=10**12)),
+    st.integers(min_value=-1, max_value=8),
+    st.booleans(),
+)
+def test_format_number_equals_decimal(value: float, decimals: int, trim: bool) -> None:
+    """Every path (the float's format, the repr digits, Decimal) gives the Decimal text."""
+    try:
+        expected = _decimal_text(value, decimals, trim)
+    except (InvalidOperation, ValueError) as e:  # beyond 28 digits, or no such decimal count
+        with pytest.raises(type(e)):
+            format_number(value, decimals, "en", trim)
+        return
+    assert format_number(value, decimals, "en", trim) == expected
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.integers(min_value=0, max_value=10**8),
+    st.integers(min_value=0, max_value=4),
+    st.integers(min_value=-3, max_value=3),
+    st.booleans(),
+)
+def test_float_format_path_next_to_half_way_points(
+    k: int, decimals: int, ulps: int, trim: bool
+) -> None:
+    """Floats a few ulps either side of a half-way point (k + 0.5) / 10**decimals."""
+    value = (k + 0.5) / 10**decimals
+    for _ in range(abs(ulps)):
+        value = math.nextafter(value, math.inf if ulps > 0 else -math.inf)
+    assert format_number(value, decimals, "en", trim) == _decimal_text(value, decimals, trim)
+
+
+def test_format_number_on_common_values_and_ties() -> None:
+    assert format_number(21.3456789, 1, "en", True) == "21.3"
+    assert format_number(1234.5678, 2, "pl") == "1\u00a0234,57"
+    assert format_number(40.0, 1, "en", True) == "40"
+    assert format_number(21.125, 2) == "21.13"  # a half-way point: the repr digits decide
+    assert format_number(2.675, 2) == "2.68"  # binary 2.67499...: the decimal value rules
+    assert format_number(0.0, 1) == "0.0"
+    assert format_number(-0.0, 1, "en", True) == "-0"  # the Decimal path keeps the sign
 
 
 @settings(max_examples=1000, deadline=None)
@@ -103,3 +159,21 @@ def test_languages_and_wrappers() -> None:
     assert fmt_gb(15.05, "pl") == "15,1"
     assert fmt_usd(12.5) == "$12.50"
     assert fmt_usd(1999.5) == "$2,000"
+
+
+VOICE_VALUES = st.one_of(
+    st.floats(min_value=-1e15, max_value=1e15), DISPLAYED, st.integers(-(10**6), 10**9)
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(VOICE_VALUES, st.integers(min_value=0, max_value=6), st.sampled_from(LANGS))
+def test_the_voice_formats_as_the_functions(value: float, decimals: int, lang: str) -> None:
+    """The voice reads the memos directly: the same text as fmt_gb, fmt_num and fmt_usd."""
+    v = Voice(CAT, lang)
+    for _ in range(2):  # made, then read back from the memo
+        assert v.gb(value) == fmt_gb(value, lang)
+        room = "<" + fmt_num(0.1, 1, lang) if 0 < value < 0.05 else fmt_gb(value, lang)
+        assert v.room(value) == room
+        assert v.num(value, decimals) == fmt_num(value, decimals, lang, True)
+        assert v.usd(value) == fmt_usd(value, lang)
