@@ -295,56 +295,46 @@ def changes(
     return out
 
 
-def splits(b: Builder, req: Request, n: int) -> bool:
-    """vLLM's tensor parallelism needs the KV heads to divide by n (or n by them); llama.cpp
-    (GGUF) splits by layers and takes any count."""
-    assert req.model is not None
-    kv = req.model.kv_heads
-    if b.layer_split(req) or req.model.mla or not kv:
-        return True
-    return kv % n == 0 or n % kv == 0
-
-
 def more_cards(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
     """How many of the asked card hold it at the asked precision, and, when fewer cards would
     do at a lower precision, that too ("2x 4090 in INT4" beside "8x 4090 in BF16")."""
-    assert req.model is not None
-    heads = req.model.attention_heads
+    m = req.model
+    assert m is not None
+    known = hw.card or hw.owned
+    assert known is not None
+    heads = m.attention_heads
     counts = [n for n in range(hw.count + 1, 9) if heads % n == 0]  # TP divides the heads
     out: list[FitChange] = []
-    sets = {n: hw.times(n) for n in counts}  # built once for both searches
+    if not counts:
+        return out
+    unit = known.vram_gb  # hw.times(n) holds unit * n
+    kv_heads, replicated = (None if m.mla else m.kv_heads), bool(m.mla)
+    table = rungs(b, req)
+
+    def holds_on(g: Rung, n: int) -> bool:
+        """``holds`` on n cards, read from the rung table (the very sums). vLLM's tensor
+        parallelism needs the KV heads to divide by n (or n by them); llama.cpp (GGUF) splits
+        by layers and takes any count."""
+        if not (g.split or m.mla or not m.kv_heads or m.kv_heads % n == 0 or n % m.kv_heads == 0):
+            return False
+        return unit * n - g.total - kv_extra_gb(g.kv, n, kv_heads, replicated) * n >= 0
+
     same = None
     if runnable(b, hw, req):
-        same = next(
-            (n for n in counts if splits(b, req, n) and holds(b, sets[n], req)),
-            None,
-        )
+        asked = next(g for g in table if g.req is req)
+        same = next((n for n in counts if holds_on(asked, n)), None)
         if same is not None:
-            out.append(_change(b, sets[same], "cards", req, same))
+            out.append(_change(b, hw.times(same), "cards", req, same))
+    if same == counts[0]:
+        return out
     asked_bytes = b.breakdown(req).parts["weights"]
-    m = req.model
-    kv_heads, replicated = (None if m.mla else m.kv_heads), bool(m.mla)
     # the rungs and their weights do not depend on the count (FP8 support is the card's)
-    lighter: list[Rung] | None = None
+    lighter = [g for g in table if g.weights < asked_bytes and _runs(b, hw, g)]
     for n in counts:
         if same is not None and n >= same:
             break
-        more = sets[n]
-        if lighter is None:
-            lighter = [g for g in rungs(b, req) if g.weights < asked_bytes and _runs(b, more, g)]
-        vram = more.vram_gb
-        lower = next(
-            (
-                g
-                for g in lighter  # splits() and holds(), read from the rung table
-                if (
-                    g.split or m.mla or not m.kv_heads or m.kv_heads % n == 0 or n % m.kv_heads == 0
-                )
-                and vram - g.total - kv_extra_gb(g.kv, n, kv_heads, replicated) * n >= 0
-            ),
-            None,
-        )
+        lower = next((g for g in lighter if holds_on(g, n)), None)
         if lower is not None:
-            out.append(_change(b, more, "cards", rung_request(b, req, lower), n))
+            out.append(_change(b, hw.times(n), "cards", rung_request(b, req, lower), n))
             break
     return out
