@@ -148,14 +148,16 @@ def _sets(catalog: Catalog) -> tuple[tuple[Card, int, float, float], ...]:
 
 
 def _options(catalog: Catalog, w: Workload) -> list[_Option]:
+    need, read, split = w.need_gb, w.weights_read_gb, w.layer_split
     out = []
     for card, n, capacity, price in _sets(catalog):
         if (
-            capacity >= w.need_gb
+            capacity >= need
             and (n == 1 or set_headroom_gb(card, n, w) >= 0)
             and set_allowed(card, n, w) is None
         ):
-            decode = decode_for(card, n, w.weights_read_gb, w.layer_split) or 0.0
+            # decode_for(...) or 0.0, written out: this runs for every set that holds the need
+            decode = card.bandwidth_gbps * (1 if split else n) / read if read else 0.0
             out.append(_Option(price, -decode, n, card))
     out.sort(key=lambda o: (o.price, o.neg_decode))
     return out

@@ -5,6 +5,7 @@ shape a bare size ("70b") is sized with.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 
 from engine import native
 from engine.answer_types import CardInfo, ModelRef
@@ -73,9 +74,13 @@ def typical_ref(cat: Catalog, size_b: float) -> ModelRef:
     for s in cat.shapes:
         if abs(s.params_b - size_b) < 1e-9:
             return _assumed(size_b, s, s.like)
+    sizes, picks = _dense(cat)
+    # The nearest on the log scale is next to ``size_b`` in the sorted sizes; a window of two
+    # on each side holds it and anything that could tie with it.
+    at = bisect_left(sizes, size_b)
     like, best = None, None
-    for params_b, released, m in _dense(cat):  # min(), written out: the first nearest wins
-        k = (abs(math.log(params_b / size_b)), released)
+    for params_b, released, index, m in picks[max(at - 2, 0) : at + 2]:
+        k = (abs(math.log(params_b / size_b)), released, index)  # index: the first one wins
         if best is None or k < best:
             like, best = m, k
     assert like is not None
@@ -83,11 +88,17 @@ def typical_ref(cat: Catalog, size_b: float) -> ModelRef:
 
 
 @per_catalog
-def _dense(cat: Catalog) -> tuple[tuple[float, str, ModelSpec], ...]:
-    """The real dense GQA models a bare size may borrow a shape from, with the tie-break
-    (the release date read backwards, as before) ready."""
-    return tuple(
-        (m.params_b, m.released[::-1], m)
-        for m in cat.models
-        if m.moe is None and m.mla is None and m.kv_heads < m.attention_heads
-    )
+def _dense(
+    cat: Catalog,
+) -> tuple[tuple[float, ...], tuple[tuple[float, str, int, ModelSpec], ...]]:
+    """The real dense GQA models a bare size may borrow a shape from: per size, the one the
+    tie-break (the release date read backwards, then catalog order) picks, sorted by size."""
+    winners: dict[float, tuple[float, str, int, ModelSpec]] = {}
+    for index, m in enumerate(cat.models):
+        if m.moe is None and m.mla is None and m.kv_heads < m.attention_heads:
+            row = (m.params_b, m.released[::-1], index, m)
+            old = winners.get(m.params_b)
+            if old is None or row[1:3] < old[1:3]:
+                winners[m.params_b] = row
+    picks = tuple(sorted(winners.values(), key=lambda r: r[0]))
+    return tuple(r[0] for r in picks), picks

@@ -160,8 +160,13 @@ def inference(
 
 def activation_allowance_gb(layers: int, seq_tokens: int, batch: int) -> float:
     """LoRA/QLoRA activations: the fitted allowance of SIZING.md, scaled by tokens per step."""
-    steps = round_half_up(layers / ACTIVATION_LAYERS_PER_STEP, 0)
-    return ACTIVATION_GB_PER_STEP * float(steps) * (seq_tokens * batch / FT_SEQ_TOKENS)
+    if layers.__class__ is int and layers >= 0:
+        # half up of layers / 20 in whole numbers: n / 20 is a half exactly when n = 20k + 10,
+        # and any other quotient is at least 0.05 away from one, so the float cannot cross it
+        steps = float((layers + ACTIVATION_LAYERS_PER_STEP // 2) // ACTIVATION_LAYERS_PER_STEP)
+    else:
+        steps = float(round_half_up(layers / ACTIVATION_LAYERS_PER_STEP, 0))
+    return ACTIVATION_GB_PER_STEP * steps * (seq_tokens * batch / FT_SEQ_TOKENS)
 
 
 def training(model: ModelRef, task: Task, seq_tokens: int, batch: int) -> Breakdown:

@@ -63,15 +63,18 @@ class Builder:
 
     def caveat(self, code: str, key: str | None = None, **params: Any) -> None:
         """Add a note once per code; ``key`` picks another wording for the same code."""
-        if all(n.code != code for n in self.caveats):
-            text = self.t(key or f"caveat.{code}", **params)
-            self.caveats.append(Note.model_construct(code=code, text=text))
+        for n in self.caveats:  # a loop, not all(...): no generator per note
+            if n.code == code:
+                return
+        text = self.voice.t(key or f"caveat.{code}", **params)
+        self.caveats.append(Note.model_construct(code=code, text=text))
 
     def assume(self, code: str, **params: Any) -> None:
-        if all(n.code != code for n in self.assumptions):
-            self.assumptions.append(
-                Note.model_construct(code=code, text=self.t(f"assume.{code}", **params))
-            )
+        for n in self.assumptions:
+            if n.code == code:
+                return
+        text = self.voice.t(f"assume.{code}", **params)
+        self.assumptions.append(Note.model_construct(code=code, text=text))
 
     def finish(self, answer: Answer) -> Answer:
         """Attach notes and the plain text every platform can fall back to."""

@@ -44,16 +44,18 @@ def rental_for(b: Builder, req: Request) -> Pick | None:
 
 def fit_on(b: Builder, hw: Hardware, req: Request) -> Fit:
     """Every rung of the ladder on ``hw``, the asked one's verdict, limits and the changes."""
-    reqs = ladder.ladder_requests(b, hw, req)
-    options = [ladder.option(b, hw, r) for r in reqs]
+    shown_rungs, options = ladder.ladder_options(b, hw, req)
     # the asked request is one of the rungs when the hardware runs it: its option is that one
+    # (None for every rung but the asked one; a training request has its own one rung)
+    reqs = [req] if shown_rungs is None else [g.req for g in shown_rungs]
     asked = next((o for r, o in zip(reqs, options, strict=True) if r is req), None)
     if asked is None:
         asked = ladder.option(b, hw, req)
     best_at = next((i for i, o in enumerate(options) if o.fits), None)
-    best_req = reqs[best_at] if best_at is not None else None
+    best_req = None
     best = None
-    if best_at is not None and best_req is not None:
+    if best_at is not None:
+        best_req = req if shown_rungs is None else ladder.rung_request(b, req, shown_rungs[best_at])
         best = options[best_at].model_copy(
             update={"max_context_tokens": ladder.max_context(b, hw, best_req)}
         )

@@ -1,0 +1,83 @@
+"""The hardware a fit or limit is judged on: a card and a count, an owned card, or a plain
+amount of VRAM, and the two yes/no questions about it (is it rented, does it run the weights).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine import native
+from engine.answer_types import Request
+from engine.kinds.base import Builder
+from engine.models import Card, OwnedCard
+from engine.recommend import Workload, set_allowed
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """The asked hardware: a card and a count, or a plain amount of memory (``card`` None)."""
+
+    label: str
+    card: Card | None
+    count: int
+    vram_gb: float
+    owned: OwnedCard | None = None  # a card we do not rent (hardware.yaml); card is None
+
+    @property
+    def fp8(self) -> bool | None:
+        """FP8 support; None for a plain VRAM amount (the hardware is not known)."""
+        known = self.card or self.owned
+        return None if known is None else known.fp8
+
+    @property
+    def bandwidth_gbps(self) -> float | None:
+        known = self.card or self.owned
+        return None if known is None else known.bandwidth_gbps * self.count
+
+    @property
+    def name(self) -> str:
+        known = self.card or self.owned
+        return known.name if known is not None else self.label
+
+    def times(self, n: int) -> Hardware:
+        """``n`` of the same card (a plain VRAM amount stays itself)."""
+        if self.card is not None:
+            return card_hardware(self.card, n)
+        return owned_hardware(self.owned, n) if self.owned is not None else self
+
+
+def card_hardware(card: Card, count: int | None) -> Hardware:
+    n = count or card.min_count
+    label = card.name if n == 1 else f"{n}× {card.name}"
+    return Hardware(label, card, n, card.vram_gb * n)
+
+
+def owned_hardware(card: OwnedCard, count: int | None) -> Hardware:
+    n = count or 1
+    label = card.name if n == 1 else f"{n}× {card.name}"
+    return Hardware(label, None, n, card.vram_gb * n, card)
+
+
+def capacity_hardware(label: str, vram_gb: float) -> Hardware:
+    return Hardware(label, None, 1, vram_gb)
+
+
+def offered(hw: Hardware, w: Workload) -> tuple[bool, str | None]:
+    """Whether the fleet rents this set for the workload, and the rule that says no."""
+    if hw.card is None:
+        return False, None
+    why = set_allowed(hw.card, hw.count, w)
+    return why is None, why
+
+
+def runnable(b: Builder, hw: Hardware, req: Request) -> bool:
+    """FP8 weights need FP8 hardware; a plain VRAM amount is given the benefit of the doubt
+    only for what was asked."""
+    if req.task != "inference":
+        return True
+    if req.weight_parts is None:  # native.needs_fp8, without the call for one precision
+        if not b.cat.precision_by_name[req.precision].needs_fp8:
+            return True
+    elif not native.needs_fp8(b.cat, req):
+        return True
+    return bool(hw.fp8) if hw.fp8 is not None else req.precision == b.q.precision

@@ -1,0 +1,129 @@
+"""The limit searches: the longest context and the most users a set holds, by plain
+arithmetic over the very sums ``room_on`` computes (see :class:`Probe`).
+"""
+
+from __future__ import annotations
+
+from engine.answer_types import ModelRef, Request
+from engine.kinds.base import Builder
+from engine.kinds.hardware import Hardware, runnable
+from engine.limits import MAX_BATCH, MAX_CONTEXT_TOKENS
+from engine.sizing import GB, OVERHEAD_GB, kv_bytes_per_token, recurrent_state_bytes
+
+CTX_STEP = 1024  # context limits are reported in whole 1k steps
+
+
+class Probe:
+    """``headroom`` of one request on one set at any context and batch, by plain arithmetic.
+
+    The weights, the overhead, whether the set runs the precision and what tensor parallelism
+    does with the cache do not change between the probes of a search; only the KV cache does.
+    Each probe computes the very sums ``headroom`` computes (same terms, same order), so a
+    search gives the same answer, many times faster. A cache whose bytes per token do
+    not depend on the context (no sliding window) reads them once. A set's copied cache is
+    ``kv * share - kv / count`` per card (``kv_extra_gb``), and a card, an owned set and a
+    plain amount all leave ``vram - total - extra * count`` (a plain amount is one card).
+    """
+
+    def __init__(self, b: Builder, hw: Hardware, req: Request) -> None:
+        assert req.model is not None and req.task == "inference"
+        m = req.model
+        self.model = m
+        self.runs = runnable(b, hw, req)
+        self.weights = b.breakdown(req).parts["weights"]
+        self.kvb = b.cat.kv_by_name[req.kv_dtype].bytes
+        windowed = m.mla is None and m.sliding_window is not None and _sliding(m) > 0
+        self.per_token = None if windowed else kv_bytes_per_token(m, self.kvb)
+        self.state = 0.0 if m.recurrent_state is None else recurrent_state_bytes(m)
+        self.vram, self.count = hw.vram_gb, hw.count
+        share = None  # kv_extra_gb's share of the cache each card holds (None: no copies)
+        if hw.count > 1 and (hw.card is not None or hw.owned is not None):
+            if m.mla:
+                share = 1.0
+            elif m.kv_heads and m.kv_heads < hw.count:
+                share = 1 / m.kv_heads
+        self.share = share
+
+    def _grow(self, context_tokens: int) -> float:
+        """``kv_cache_gb`` for one sequence, before the batch and the GB: bytes."""
+        per_token = self.per_token
+        if per_token is None:
+            per_token = kv_bytes_per_token(self.model, self.kvb, context_tokens)
+        return per_token * context_tokens + self.state
+
+    def longest(self, batch: int, steps: int) -> int:
+        """The binary search of ``max_context`` over ``steps`` 1k steps, ``room`` written out."""
+        if not self.runs:
+            return 0
+        weights, vram, share, count = self.weights, self.vram, self.share, self.count
+        per_token, state = self.per_token, self.state
+        lo, hi = 0, steps
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            tokens = mid * CTX_STEP
+            if per_token is None:
+                grow = kv_bytes_per_token(self.model, self.kvb, tokens) * tokens + state
+            else:
+                grow = per_token * tokens + state
+            kv = grow * batch / GB
+            total = weights + kv + OVERHEAD_GB
+            extra = kv * share - kv / count if share is not None and kv else 0.0
+            if vram - total - extra * count >= 0:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    def most_users(self, context_tokens: int) -> int:
+        """The binary search of ``max_users``, with ``room`` written out in the loop."""
+        if not self.runs:
+            return 0
+        grow = self._grow(context_tokens)
+        weights, vram, share, count = self.weights, self.vram, self.share, self.count
+        lo, hi = 0, MAX_BATCH
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            kv = grow * mid / GB
+            total = weights + kv + OVERHEAD_GB
+            extra = kv * share - kv / count if share is not None and kv else 0.0
+            if vram - total - extra * count >= 0:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+
+def _sliding(m: ModelRef) -> int:
+    """Sliding-window layers (the ones whose cache per token depends on the context)."""
+    return m.layer_types.sliding if m.layer_types is not None else m.sliding_layers
+
+
+def context_cap(req: Request) -> int:
+    assert req.model is not None
+    return req.model.max_context_tokens or MAX_CONTEXT_TOKENS
+
+
+def max_context(b: Builder, hw: Hardware, req: Request) -> int:
+    """The longest context in whole 1k steps that fits (0 when not even 1k does)."""
+    if req.task != "inference":
+        return 0
+    key = ("max_context", id(hw), id(req))
+    hit = b.memo.get(key)
+    if hit is not None:
+        return int(hit[2])
+    tokens = Probe(b, hw, req).longest(req.batch, context_cap(req) // CTX_STEP) * CTX_STEP
+    b.memo[key] = (hw, req, tokens)
+    return tokens
+
+
+def max_users(b: Builder, hw: Hardware, req: Request) -> int:
+    """The most sequences at the asked context that fit (0 when not even one does)."""
+    if req.task != "inference":
+        return 0
+    key = ("max_users", id(hw), id(req))
+    hit = b.memo.get(key)
+    if hit is not None:
+        return int(hit[2])
+    lo = Probe(b, hw, req).most_users(req.context_tokens)
+    b.memo[key] = (hw, req, lo)
+    return lo
