@@ -77,8 +77,9 @@ def roomier(v: Voice, f: Fit) -> str:
 
 def change_line(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
     assert req.model is not None
+    one = c.change == "batch" and c.batch == 1  # "one user at a time", not "1 users"
     return v.t(
-        f"change.{c.change}",
+        "change.batch_one" if one else f"change.{c.change}",
         prec=c.precision.upper(),
         ctx=ctx_label(c.context_tokens),
         batch=c.batch,

@@ -190,3 +190,23 @@ def test_link_names_are_translated(q: str, word: str) -> None:
     text = _all_text(a)
     assert word in text and "(8-card node)" not in text
     assert a.card is None or a.card.interconnect  # the JSON keeps the data's own name
+
+
+# -- the smallest change that serves one user reads as one user, in every language
+
+
+@pytest.mark.parametrize(
+    ("q", "one", "never"),
+    [
+        ("13b fp16 128k 16 users on h200", "for one user at a time", r"(?<![\d,.])1 users"),
+        ("ile vram dla 13b fp16 128k 16 users na h200", "jednego użytkownika", r"z 1 użytk"),
+        ("ต้องใช้ VRAM เท่าไร 13b fp16 128k 16 users on h200", "ทีละคน", r"พร้อมกัน 1 คน"),
+    ],
+)
+def test_a_change_to_one_user_is_worded_for_one(q: str, one: str, never: str) -> None:
+    a = ask(q)
+    assert a.fit is not None and not a.fit.fits
+    assert any(c.change == "batch" and c.batch == 1 for c in a.fit.changes)
+    text = _all_text(a)
+    assert one in text and not re.search(never, text)
+    assert "at a 8k" not in text  # the context change names its length without an article
