@@ -96,8 +96,10 @@ def make_pick(
 ) -> Pick:
     list_usd, pct, price = set_price(catalog, card, count)
     headroom = set_headroom_gb(card, count, w)
-    # Trusted numbers computed here: skip validation, this runs for every configuration.
-    return Pick.model_construct(
+    # Trusted numbers computed here: stored straight (Pick.model_construct with every field
+    # given, the defaults loop skipped), as this runs for every configuration shown
+    p = _new(Pick)
+    p.__dict__.update(
         card=card.name,
         count=count,
         monthly_usd=price,
@@ -108,7 +110,13 @@ def make_pick(
         reason=reason,
         decode_tok_s=decode_for(card, count, w.weights_read_gb, w.layer_split),
         hourly_usd=card.hourly_usd * count if card.hourly_usd is not None else None,
+        precision=None,
+        need_gb=None,
     )
+    return p
+
+
+_new = object.__new__
 
 
 def set_allowed(card: Card, count: int, w: Workload) -> str | None:

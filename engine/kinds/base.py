@@ -80,15 +80,15 @@ class Builder:
         """Attach notes and the plain text every platform can fall back to."""
         if self.q.truncated:
             self.caveat("truncated")
-        upd: dict[str, Any] = {
-            "caveats": self.caveats,
-            "assumptions": self.assumptions,
-            "prices_as_of": self.cat.prices_as_of,
-            "lang": self.lang,
-        }
-        a = answer.model_copy(update=upd)
-        object.__setattr__(a, "text", render_text(a))  # our own fresh copy: set, don't copy again
-        return a
+        # every caller hands over an answer it has just built (or describe's own fresh copy)
+        # and nothing else holds: filled in place, not copied once more
+        d = answer.__dict__
+        d["caveats"] = self.caveats
+        d["assumptions"] = self.assumptions
+        d["prices_as_of"] = self.cat.prices_as_of
+        d["lang"] = self.lang
+        d["text"] = render_text(answer)
+        return answer
 
     def prev_card(self) -> str | None:
         """The card of the last answer, when this message follows up on it."""
