@@ -4,10 +4,11 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from engine import native
-from engine.answer_types import Answer, Context, Note, Pick, Request
+from engine.answer_types import Answer, Context, ModelRef, Note, Pick, Request
 from engine.catalog import Catalog
 from engine.models import Lang
 from engine.recommend import Workload, recommend
@@ -119,12 +120,18 @@ class Builder:
         bpp = self.cat.precision_by_name[req.precision].bytes_per_param
         kvb = self.cat.kv_by_name[req.kv_dtype].bytes
         weights = None if req.weight_parts is None else native.weights_gb(self.cat, req)
-        # the rungs of a ladder differ in their weights only: one cache sum serves them all
-        kv_key = ("kv", id(m), kvb, req.context_tokens, req.batch)
-        kv = self.memo.get(kv_key)
-        if kv is None:
-            kv = self.memo[kv_key] = (m, kv_cache_gb(m, kvb, req.context_tokens, req.batch))
-        return inference(m, bpp, kvb, req.context_tokens, req.batch, weights, kv[1])
+        kv = self._kv(m, kvb, req)
+        return inference(m, bpp, kvb, req.context_tokens, req.batch, weights, kv)
+
+    def _kv(self, m: ModelRef, kvb: float, req: Request) -> float:
+        """``kv_cache_gb`` at the request's context and batch, once per answer: the rungs of a
+        ladder differ in their weights only, and the workload carries the same sum."""
+        key = ("kv", id(m), kvb, req.context_tokens, req.batch)
+        hit = self.memo.get(key)
+        if hit is None:
+            hit = self.memo[key] = (m, kv_cache_gb(m, kvb, req.context_tokens, req.batch))
+        kv: float = hit[1]
+        return kv
 
     def workload(self, req: Request, need_gb: float) -> Workload:
         key = (*sizing_key(req), need_gb)
@@ -141,8 +148,7 @@ class Builder:
         kv_gb = 0.0
         if req.task == "inference":
             read = native.read_per_token_gb(self.cat, req)
-            kvb = self.cat.kv_by_name[req.kv_dtype].bytes
-            kv_gb = kv_cache_gb(req.model, kvb, req.context_tokens, req.batch)
+            kv_gb = self._kv(req.model, self.cat.kv_by_name[req.kv_dtype].bytes, req)
         return Workload(
             need_gb=need_gb,
             task=req.task,
@@ -179,8 +185,7 @@ class Builder:
             self.caveat("beyond_max_context", max=ctx_label(m.max_context_tokens))
         prec = self.cat.precision_by_name[req.precision]
         if prec.needs_fp8 and req.task == "inference":
-            no = [c.name for c in self.cat.cards if not c.fp8]
-            self.caveat("fp8_cards", cards=", ".join(no))
+            self.caveat("fp8_cards", cards=_no_fp8(self.cat))
         if prec.gguf:
             self.caveat("gguf", bits=self.num(prec.bits, _decimals(prec.bits)))
         if req.kv_dtype == "fp8":
@@ -318,6 +323,12 @@ def sizing_key(req: Request) -> tuple[Any, ...]:
         req.context_tokens,
         req.batch,
     )
+
+
+@lru_cache(maxsize=8)
+def _no_fp8(cat: Catalog) -> str:
+    """The cards without FP8, as the caveat lists them; per catalog."""
+    return ", ".join(c.name for c in cat.cards if not c.fp8)
 
 
 def _decimals(value: float) -> int:
