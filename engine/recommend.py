@@ -212,17 +212,20 @@ def _cheapest(
     stops at the first dearer one once something is found."""
     best: tuple[Card, int] | None = None
     best_price = best_neg = 0.0
+    need, fp8 = w.need_gb, w.needs_fp8
     for card, n, capacity, price in sets:
         if best is not None and price > best_price:
             break
-        if (
-            capacity >= w.need_gb
-            and (n == 1 or set_headroom_gb(card, n, w) >= 0)
-            and set_allowed(card, n, w) is None
-        ):
-            neg = -(decode_for(card, n, w.weights_read_gb, w.layer_split) or 0.0)
-            if best is None or neg < best_neg:  # the same price here: the faster wins
-                best, best_price, best_neg = (card, n), price, neg
+        if capacity < need:
+            continue
+        if n == 1:  # set_allowed for one card, written out: most scans see single cards only
+            if (fp8 and not card.fp8) or card.min_count > 1:
+                continue
+        elif set_headroom_gb(card, n, w) < 0 or set_allowed(card, n, w) is not None:
+            continue
+        neg = -(decode_for(card, n, w.weights_read_gb, w.layer_split) or 0.0)
+        if best is None or neg < best_neg:  # the same price here: the faster wins
+            best, best_price, best_neg = (card, n), price, neg
     return best
 
 
