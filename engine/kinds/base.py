@@ -67,15 +67,13 @@ class Builder:
         for n in self.caveats:  # a loop, not all(...): no generator per note
             if n.code == code:
                 return
-        text = self.voice.t(key or f"caveat.{code}", **params)
-        self.caveats.append(Note.model_construct(code=code, text=text))
+        self.caveats.append(_note(code, self.voice.t(key or f"caveat.{code}", **params)))
 
     def assume(self, code: str, **params: Any) -> None:
         for n in self.assumptions:
             if n.code == code:
                 return
-        text = self.voice.t(f"assume.{code}", **params)
-        self.assumptions.append(Note.model_construct(code=code, text=text))
+        self.assumptions.append(_note(code, self.voice.t(f"assume.{code}", **params)))
 
     def finish(self, answer: Answer) -> Answer:
         """Attach notes and the plain text every platform can fall back to."""
@@ -323,6 +321,18 @@ def sizing_key(req: Request) -> tuple[Any, ...]:
         req.context_tokens,
         req.batch,
     )
+
+
+def _note(code: str, text: str) -> Note:
+    """``Note.model_construct(code=code, text=text)``: both fields given, stored straight."""
+    n = _new(Note)
+    d = n.__dict__
+    d["code"] = code
+    d["text"] = text
+    return n
+
+
+_new = object.__new__
 
 
 @lru_cache(maxsize=8)
