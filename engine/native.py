@@ -73,7 +73,8 @@ def _all_16_bit(cat: Catalog, m: ModelSpec) -> bool:
 
 
 def is_ollama_tag(text: str) -> bool:
-    return _OLLAMA_TAG.search(text.lower()) is not None
+    # every tag has its colon (lowering makes none): most questions skip the lowering and search
+    return ":" in text and _OLLAMA_TAG.search(text.lower()) is not None
 
 
 def choose_weights(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
+from operator import itemgetter
 from typing import NamedTuple
 
 from engine.answer_types import Pick
@@ -95,8 +96,10 @@ def make_pick(
 ) -> Pick:
     list_usd, pct, price = set_price(catalog, card, count)
     headroom = set_headroom_gb(card, count, w)
-    # Trusted numbers computed here: skip validation, this runs for every configuration.
-    return Pick.model_construct(
+    # Trusted numbers computed here: stored straight (Pick.model_construct with every field
+    # given, the defaults loop skipped), as this runs for every configuration shown
+    p = _new(Pick)
+    p.__dict__.update(
         card=card.name,
         count=count,
         monthly_usd=price,
@@ -107,7 +110,13 @@ def make_pick(
         reason=reason,
         decode_tok_s=decode_for(card, count, w.weights_read_gb, w.layer_split),
         hourly_usd=card.hourly_usd * count if card.hourly_usd is not None else None,
+        precision=None,
+        need_gb=None,
     )
+    return p
+
+
+_new = object.__new__
 
 
 def set_allowed(card: Card, count: int, w: Workload) -> str | None:
@@ -148,19 +157,45 @@ def _sets(catalog: Catalog) -> tuple[tuple[Card, int, float, float], ...]:
 
 
 def _options(catalog: Catalog, w: Workload) -> list[_Option]:
+    """Every set that holds the need and is allowed, cheapest first, ties to the faster.
+
+    ``set_headroom_gb`` and ``set_allowed`` written out with the workload's fields read once:
+    this runs over every set of the fleet."""
     need, read, split = w.need_gb, w.weights_read_gb, w.layer_split
+    kv_gb, kv_heads, replicated = w.kv_gb, w.kv_heads, w.kv_replicated
+    fp8, task, heads = w.needs_fp8, w.task, w.attention_heads
+    inference = task == "inference"
     out = []
     for card, n, capacity, price in _sets(catalog):
-        if (
-            capacity >= need
-            and (n == 1 or set_headroom_gb(card, n, w) >= 0)
-            and set_allowed(card, n, w) is None
-        ):
-            # decode_for(...) or 0.0, written out: this runs for every set that holds the need
-            decode = card.bandwidth_gbps * (1 if split else n) / read if read else 0.0
-            out.append(_Option(price, -decode, n, card))
-    out.sort(key=lambda o: (o.price, o.neg_decode))
+        if capacity < need or (fp8 and not card.fp8):
+            continue
+        if n == 1:
+            if card.min_count > 1:
+                continue
+        else:
+            extra = 0.0  # kv_extra_gb(kv_gb, n, kv_heads, replicated), term for term
+            if kv_gb:
+                if replicated:
+                    extra = kv_gb * 1.0 - kv_gb / n
+                elif kv_heads and kv_heads < n:
+                    extra = kv_gb * (1 / kv_heads) - kv_gb / n
+            if (
+                capacity - need - extra * n < 0
+                or n not in card.set_sizes
+                or (task == "full" and not card.full_ft_sets)
+                or (inference and heads and heads % n)
+                or (inference and kv_heads and kv_heads > n and kv_heads % n)
+            ):
+                continue
+        # decode_for(...) or 0.0, written out: this runs for every set that holds the need
+        decode = card.bandwidth_gbps * (1 if split else n) / read if read else 0.0
+        out.append(_new_option(_Option, (price, -decode, n, card)))
+    out.sort(key=_by_price_then_speed)
     return out
+
+
+_by_price_then_speed = itemgetter(0, 1)
+_new_option = tuple.__new__  # _Option(...) without the named tuple's Python-level __new__
 
 
 @lru_cache(maxsize=8)
@@ -177,17 +212,20 @@ def _cheapest(
     stops at the first dearer one once something is found."""
     best: tuple[Card, int] | None = None
     best_price = best_neg = 0.0
+    need, fp8 = w.need_gb, w.needs_fp8
     for card, n, capacity, price in sets:
         if best is not None and price > best_price:
             break
-        if (
-            capacity >= w.need_gb
-            and (n == 1 or set_headroom_gb(card, n, w) >= 0)
-            and set_allowed(card, n, w) is None
-        ):
-            neg = -(decode_for(card, n, w.weights_read_gb, w.layer_split) or 0.0)
-            if best is None or neg < best_neg:  # the same price here: the faster wins
-                best, best_price, best_neg = (card, n), price, neg
+        if capacity < need:
+            continue
+        if n == 1:  # set_allowed for one card, written out: most scans see single cards only
+            if (fp8 and not card.fp8) or card.min_count > 1:
+                continue
+        elif set_headroom_gb(card, n, w) < 0 or set_allowed(card, n, w) is not None:
+            continue
+        neg = -(decode_for(card, n, w.weights_read_gb, w.layer_split) or 0.0)
+        if best is None or neg < best_neg:  # the same price here: the faster wins
+            best, best_price, best_neg = (card, n), price, neg
     return best
 
 
@@ -207,7 +245,8 @@ def recommend(catalog: Catalog, w: Workload) -> tuple[Pick | None, int | None]:
 def alternatives(catalog: Catalog, w: Workload, pick: Pick, limit: int = 2) -> list[Pick]:
     """Up to two useful other options: a CUDA card when the pick is ROCm, a faster card at a
     modest premium, a cheaper multi-card set, or more room when the pick is tight."""
-    options = [o for o in _options(catalog, w) if (o.card.name, o.n) != (pick.card, pick.count)]
+    name, count = pick.card, pick.count
+    options = [o for o in _options(catalog, w) if o.n != count or o.card.name != name]
     chosen: list[tuple[_Option, str]] = []
 
     def take(candidates: Iterable[_Option], reason: str) -> None:

@@ -5,6 +5,7 @@ shape a bare size ("70b") is sized with.
 from __future__ import annotations
 
 import math
+import weakref
 from bisect import bisect_left
 
 from engine import native
@@ -36,6 +37,21 @@ def card_info(cat: Catalog, card: Card) -> CardInfo:
 
 
 def model_ref(m: ModelSpec) -> ModelRef:
+    """The shape of a catalog (or pasted) model; one immutable ref per spec object, built once
+    (a weak reference drops it with the spec, and guards against a reused id)."""
+    hit = _refs.get(id(m))
+    if hit is not None and hit[0]() is m:
+        return hit[1]
+    ref = _model_ref(m)
+    key = id(m)
+    _refs[key] = (weakref.ref(m, lambda _: _refs.pop(key, None)), ref)
+    return ref
+
+
+_refs: dict[int, tuple[weakref.ref[ModelSpec], ModelRef]] = {}
+
+
+def _model_ref(m: ModelSpec) -> ModelRef:
     return ModelRef(
         id=m.id,
         name=m.name,

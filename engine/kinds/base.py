@@ -4,10 +4,11 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from engine import native
-from engine.answer_types import Answer, Context, Note, Pick, Request
+from engine.answer_types import Answer, Context, ModelRef, Note, Pick, Request
 from engine.catalog import Catalog
 from engine.models import Lang
 from engine.recommend import Workload, recommend
@@ -66,29 +67,27 @@ class Builder:
         for n in self.caveats:  # a loop, not all(...): no generator per note
             if n.code == code:
                 return
-        text = self.voice.t(key or f"caveat.{code}", **params)
-        self.caveats.append(Note.model_construct(code=code, text=text))
+        self.caveats.append(_note(code, self.voice.t(key or f"caveat.{code}", **params)))
 
     def assume(self, code: str, **params: Any) -> None:
         for n in self.assumptions:
             if n.code == code:
                 return
-        text = self.voice.t(f"assume.{code}", **params)
-        self.assumptions.append(Note.model_construct(code=code, text=text))
+        self.assumptions.append(_note(code, self.voice.t(f"assume.{code}", **params)))
 
     def finish(self, answer: Answer) -> Answer:
         """Attach notes and the plain text every platform can fall back to."""
         if self.q.truncated:
             self.caveat("truncated")
-        upd: dict[str, Any] = {
-            "caveats": self.caveats,
-            "assumptions": self.assumptions,
-            "prices_as_of": self.cat.prices_as_of,
-            "lang": self.lang,
-        }
-        a = answer.model_copy(update=upd)
-        object.__setattr__(a, "text", render_text(a))  # our own fresh copy: set, don't copy again
-        return a
+        # every caller hands over an answer it has just built (or describe's own fresh copy)
+        # and nothing else holds: filled in place, not copied once more
+        d = answer.__dict__
+        d["caveats"] = self.caveats
+        d["assumptions"] = self.assumptions
+        d["prices_as_of"] = self.cat.prices_as_of
+        d["lang"] = self.lang
+        d["text"] = render_text(answer)
+        return answer
 
     def prev_card(self) -> str | None:
         """The card of the last answer, when this message follows up on it."""
@@ -119,12 +118,18 @@ class Builder:
         bpp = self.cat.precision_by_name[req.precision].bytes_per_param
         kvb = self.cat.kv_by_name[req.kv_dtype].bytes
         weights = None if req.weight_parts is None else native.weights_gb(self.cat, req)
-        # the rungs of a ladder differ in their weights only: one cache sum serves them all
-        kv_key = ("kv", id(m), kvb, req.context_tokens, req.batch)
-        kv = self.memo.get(kv_key)
-        if kv is None:
-            kv = self.memo[kv_key] = (m, kv_cache_gb(m, kvb, req.context_tokens, req.batch))
-        return inference(m, bpp, kvb, req.context_tokens, req.batch, weights, kv[1])
+        kv = self._kv(m, kvb, req)
+        return inference(m, bpp, kvb, req.context_tokens, req.batch, weights, kv)
+
+    def _kv(self, m: ModelRef, kvb: float, req: Request) -> float:
+        """``kv_cache_gb`` at the request's context and batch, once per answer: the rungs of a
+        ladder differ in their weights only, and the workload carries the same sum."""
+        key = ("kv", id(m), kvb, req.context_tokens, req.batch)
+        hit = self.memo.get(key)
+        if hit is None:
+            hit = self.memo[key] = (m, kv_cache_gb(m, kvb, req.context_tokens, req.batch))
+        kv: float = hit[1]
+        return kv
 
     def workload(self, req: Request, need_gb: float) -> Workload:
         key = (*sizing_key(req), need_gb)
@@ -141,8 +146,7 @@ class Builder:
         kv_gb = 0.0
         if req.task == "inference":
             read = native.read_per_token_gb(self.cat, req)
-            kvb = self.cat.kv_by_name[req.kv_dtype].bytes
-            kv_gb = kv_cache_gb(req.model, kvb, req.context_tokens, req.batch)
+            kv_gb = self._kv(req.model, self.cat.kv_by_name[req.kv_dtype].bytes, req)
         return Workload(
             need_gb=need_gb,
             task=req.task,
@@ -179,8 +183,7 @@ class Builder:
             self.caveat("beyond_max_context", max=ctx_label(m.max_context_tokens))
         prec = self.cat.precision_by_name[req.precision]
         if prec.needs_fp8 and req.task == "inference":
-            no = [c.name for c in self.cat.cards if not c.fp8]
-            self.caveat("fp8_cards", cards=", ".join(no))
+            self.caveat("fp8_cards", cards=_no_fp8(self.cat))
         if prec.gguf:
             self.caveat("gguf", bits=self.num(prec.bits, _decimals(prec.bits)))
         if req.kv_dtype == "fp8":
@@ -318,6 +321,24 @@ def sizing_key(req: Request) -> tuple[Any, ...]:
         req.context_tokens,
         req.batch,
     )
+
+
+def _note(code: str, text: str) -> Note:
+    """``Note.model_construct(code=code, text=text)``: both fields given, stored straight."""
+    n = _new(Note)
+    d = n.__dict__
+    d["code"] = code
+    d["text"] = text
+    return n
+
+
+_new = object.__new__
+
+
+@lru_cache(maxsize=8)
+def _no_fp8(cat: Catalog) -> str:
+    """The cards without FP8, as the caveat lists them; per catalog."""
+    return ", ".join(c.name for c in cat.cards if not c.fp8)
 
 
 def _decimals(value: float) -> int:

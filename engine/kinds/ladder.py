@@ -110,10 +110,11 @@ def _rungs(b: Builder, req: Request) -> list[Rung]:
     table = [_eager(b, req)]
     kv = table[0].kv  # one cache sum serves every rung (Builder._breakdown's memo)
     active = m.active_params_b or m.params_b
+    split_parts = m.embeddings_b is not None  # parts_for gives None for every one without
     for p in LADDER:
         if p == req.precision or p not in by_name:
             continue
-        parts = native.parts_for(cat, m, p)
+        parts = native.parts_for(cat, m, p) if split_parts else None
         if parts is not None:  # a mixed checkpoint: the request and its sums, the long way
             table.append(_eager(b, req.model_copy(update={"precision": p, "weight_parts": parts})))
             continue
@@ -121,13 +122,13 @@ def _rungs(b: Builder, req: Request) -> list[Rung]:
         prec = by_name[p]
         bpp = prec.bytes_per_param
         w = m.params_b * bpp
-        table.append(
-            Rung(
-                None, p, None, w + kv + OVERHEAD_GB, w, kv, prec.needs_fp8, active * bpp, prec.gguf
-            )
-        )
+        row = (None, p, None, w + kv + OVERHEAD_GB, w, kv, prec.needs_fp8, active * bpp, prec.gguf)
+        table.append(_tuple_new(Rung, row))  # Rung(*row), without its Python-level __new__
     table.sort(key=lambda g: -g.weights)
     return table
+
+
+_tuple_new = tuple.__new__
 
 
 def _eager(b: Builder, r: Request) -> Rung:

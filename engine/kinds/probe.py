@@ -4,6 +4,8 @@ arithmetic over the very sums ``room_on`` computes (see :class:`Probe`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engine.answer_types import ModelRef, Request
 from engine.kinds.base import Builder
 from engine.kinds.hardware import Hardware, runnable
@@ -57,6 +59,9 @@ class Probe:
             return 0
         weights, vram, share, count = self.weights, self.vram, self.share, self.count
         per_token, state = self.per_token, self.state
+        if share is None and per_token and batch > 0:
+            guess = ((vram - weights - OVERHEAD_GB) * GB / batch - state) / per_token / CTX_STEP
+            return _walk(lambda mid: self._fits_tokens(mid, batch), guess, steps)
         lo, hi = 0, steps
         while lo < hi:
             mid = (lo + hi + 1) // 2
@@ -80,6 +85,9 @@ class Probe:
             return 0
         grow = self._grow(context_tokens)
         weights, vram, share, count = self.weights, self.vram, self.share, self.count
+        if share is None and grow > 0:
+            guess = (vram - weights - OVERHEAD_GB) * GB / grow
+            return _walk(lambda mid: self._fits_users(grow, mid), guess, MAX_BATCH)
         lo, hi = 0, MAX_BATCH
         while lo < hi:
             mid = (lo + hi + 1) // 2
@@ -91,6 +99,33 @@ class Probe:
             else:
                 hi = mid - 1
         return lo
+
+    def _fits_tokens(self, mid: int, batch: int) -> bool:
+        """The ``longest`` probe of ``mid`` steps, no copied cache (the very sums)."""
+        tokens = mid * CTX_STEP
+        per_token = self.per_token
+        assert per_token is not None
+        kv = (per_token * tokens + self.state) * batch / GB
+        total = self.weights + kv + OVERHEAD_GB
+        return self.vram - total - 0.0 * self.count >= 0
+
+    def _fits_users(self, grow: float, mid: int) -> bool:
+        """The ``most_users`` probe of ``mid`` sequences, no copied cache (the very sums)."""
+        kv = grow * mid / GB
+        total = self.weights + kv + OVERHEAD_GB
+        return self.vram - total - 0.0 * self.count >= 0
+
+
+def _walk(fits: Callable[[int], bool], guess: float, hi: int) -> int:
+    """What the binary search over 1..hi finds for a monotone ``fits`` (the largest that
+    fits, or 0): every sum only grows with the count when no cache is copied, so start at
+    the closed-form ``guess`` and step to the border, checking each step with the sums."""
+    mid = int(guess) if 0.0 < guess < hi else (hi if guess >= hi else 0)
+    while mid < hi and fits(mid + 1):
+        mid += 1
+    while mid > 0 and not fits(mid):
+        mid -= 1
+    return mid
 
 
 def _sliding(m: ModelRef) -> int:
