@@ -48,12 +48,17 @@ def detect_lang(text: str) -> Lang | None:
     low = text.lower()
     if not ascii and _PL_CHARS.search(low):
         return "pl"
-    raw_words = low.split()
-    words = [w.strip(_WORD_EDGES) for w in raw_words if w not in _ENGLISH_SHORTHAND]
-    pl = sum(
-        0.5 if w in _PL_WEAK else 1.0 for w in words if w in _PL_WORDS or w.startswith(_PL_STEMS)
-    )
-    en = sum(1 for w in words if w in _EN_WORDS) if _EN_LETTERS.search(low) else 0
+    pl, en = 0.0, 0
+    for w in low.split():  # one pass: each word counted for both languages
+        if w in _ENGLISH_SHORTHAND:
+            continue
+        w = w.strip(_WORD_EDGES)
+        if w in _EN_WORDS:
+            en += 1
+        if w in _PL_WORDS or w.startswith(_PL_STEMS):
+            pl += 0.5 if w in _PL_WEAK else 1.0
+    if en and not _EN_LETTERS.search(low):
+        en = 0  # English words of two letters alone ("do", "in") are shorthand, not English
     if pl > en or (pl and not en):
         return "pl"
     return "en" if en else None
