@@ -225,19 +225,33 @@ def _corrected(index: ModelIndex, key: str) -> str:
     return " ".join(out)
 
 
+_SKIP, _NAME, _MAYBE = 0, 1, 2
+
+
+@lru_cache(maxsize=8192)
+def _word_kind(index: ModelIndex, token: str) -> tuple[str, int]:
+    """One written word as a name word: its base form and whether it is skipped, a name word,
+    or a filler word a name may hold (cached: a pure function of the word, and words repeat)."""
+    w = base_form(token.strip(".-:/_"), index.vocab)
+    if not w or len(w) > MAX_NAME_CHARS or not w.isascii() or not NAMEISH.fullmatch(w):
+        return w, _SKIP
+    if w in STOP_WORDS:
+        return w, _MAYBE if len(w) >= 4 and w in index.vocab else _SKIP
+    return w, _NAME
+
+
 def _name_words(s: str, index: ModelIndex) -> list[str]:
     """What is left that could be part of a model name: ASCII tokens that are not filler
     (a Polish case ending taken off first: "llamą" is "llama"). A filler word that is also a
     name word ("vision") stays when a name holds it with the other words ("phi 3.5 vision")."""
     words: list[str] = []
     maybe: list[tuple[int, str]] = []
-    for w in WORD.findall(s):
-        w = base_form(w.strip(".-:/_"), index.vocab)
-        if not w or len(w) > MAX_NAME_CHARS or not w.isascii() or not NAMEISH.fullmatch(w):
+    for token in WORD.findall(s):
+        w, kind = _word_kind(index, token)
+        if kind == _SKIP:
             continue
-        if w in STOP_WORDS:
-            if len(w) >= 4 and w in index.vocab:
-                maybe.append((len(words), w))
+        if kind == _MAYBE:
+            maybe.append((len(words), w))
             continue
         words.append(w)
         if len(words) == MAX_MODEL_TOKENS * 2:
