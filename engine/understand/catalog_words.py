@@ -7,10 +7,11 @@ regex or walks the alias list.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from engine.catalog import Catalog, norm
+from engine.models import Card, OwnedCard
 from engine.understand.inflect import base_form
 from engine.understand.model_index import model_index, model_key
 from engine.understand.patterns import (
@@ -20,8 +21,8 @@ from engine.understand.patterns import (
     COUNT_WORDS,
     MAX_MENTIONS,
     PRECISION_LIKE,
-    PRECISION_LIKE_HINT,
     PRECISION_SEPARATORS,
+    may_name_precision,
 )
 from engine.understand.query import Query
 
@@ -38,6 +39,9 @@ class CatalogWords:
     # Numbers that are part of model names ("2507", "0905", "2024", "270m") -> the name words
     # they go with: beside one of those words they are the name, not a context length.
     name_numbers: dict[str, frozenset[str]]
+    # A card spelling as found -> (the fleet card, else the owned card) it names; filled as
+    # spellings are met, so each is resolved through the catalog's aliases once.
+    card_of: dict[str, tuple[Card | None, OwnedCard | None]] = field(default_factory=dict)
 
 
 def trie(words: set[str], space: str) -> str:
@@ -143,6 +147,17 @@ def find_card(s: str, pats: CatalogWords, pos: int) -> tuple[int, int, str, str 
     return None
 
 
+def card_named(
+    catalog: Catalog, pats: CatalogWords, alias: str
+) -> tuple[Card | None, OwnedCard | None]:
+    """``catalog.card(alias)``, else ``catalog.owned(alias)``, looked up once per spelling."""
+    found = pats.card_of.get(alias)
+    if found is None:
+        card = catalog.card(alias)
+        found = pats.card_of[alias] = (card, None if card is not None else catalog.owned(alias))
+    return found
+
+
 def precision_of(catalog: Catalog, pats: CatalogWords, text: str) -> str | None:
     """The catalog precision a matched spelling names: separators do not matter ("q4_KM",
     "q4-k-m" and "q4km" are all Q4_K_M)."""
@@ -154,7 +169,7 @@ def unknown_precisions(q: Query, s: str, pats: CatalogWords) -> str:
     """Precision-looking words left over ("4 bits", "q9", "fp4"): a plural of a known one is
     that one, and so is a Polish or Thai bit count ("w 4 bitach", "8 บิต"); the rest are
     types we do not know, reported, never guessed. Returns the rest."""
-    if PRECISION_LIKE_HINT.search(s) is None:
+    if not may_name_precision(s):
         return s
     found = list(PRECISION_LIKE.finditer(s))  # the same matches .sub would replace
     if not found:

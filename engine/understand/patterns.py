@@ -310,8 +310,16 @@ PRECISION_LIKE = re.compile(
     r"|w\d+a\d+|\d+[\s-]?bits?|\d+[\s-]?bit(?:ach|ów|ow|y|ami|owa|owe|owej|owy|owym|ową)"
     r")(?![\w.])|(?<![\w.])\d+\s*บิต"  # Thai: the next word follows without a space
 )
-# What every PRECISION_LIKE form holds: a letter prefix or "bit" beside a digit (a fast gate).
-PRECISION_LIKE_HINT = re.compile(r"(?:q|fp|bf|int|nf|w)\d|\d[\s-]?bit|\d\s*บิต")
+# What every PRECISION_LIKE form holds: a prefix's last letter (q, fp, bf, int, nf, w) right
+# before a digit, or "bit" / "บิต": a looser gate than the forms, but a single character class.
+_PRECISION_LETTER_DIGIT = re.compile(r"[pqtfw]\d")
+
+
+def may_name_precision(s: str) -> bool:
+    """A cheap superset of ``PRECISION_LIKE.search(s)``: most questions name none."""
+    return "bit" in s or "บิต" in s or _PRECISION_LETTER_DIGIT.search(s) is not None
+
+
 # A Polish or Thai ending on a bit count: "4 bitach" -> "4bit" before the lookup.
 BIT_ENDING = re.compile(r"(?<=\d)[\s-]*(?:bit(?:ach|ów|ow|y|ami|owa|owe|owej|owy|owym|ową|s)|บิต)$")
 PRECISION_SEPARATORS = re.compile(r"[\s_-]+")

@@ -12,6 +12,7 @@ import re
 from engine.catalog import Catalog, norm
 from engine.understand.catalog_words import (
     MAC,
+    card_named,
     catalog_words,
     find_card,
     precision_of,
@@ -132,10 +133,10 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     while digits and seen < MAX_MENTIONS and (found := find_card(s, pats, pos)):
         seen += 1
         start, end, alias, n = found
-        card = catalog.card(alias)
+        card, mine = card_named(catalog, pats, alias)
         count = (COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)) if n else None
         if card is None:
-            if (mine := catalog.owned(alias)) is None:
+            if mine is None:
                 pos = start + 1
                 continue
             if all(c.name != mine.name for c in q.owned):  # a card the asker owns
