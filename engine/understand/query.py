@@ -7,20 +7,20 @@ from dataclasses import dataclass, field
 from engine.models import Lang, ModelSpec, Task
 
 
-@dataclass
+@dataclass(slots=True)
 class CardAsk:
     name: str
     count: int | None = None
     several: bool = False  # "on h100s", "na kilku a100": no count, but more than one may do
 
 
-@dataclass
+@dataclass(slots=True)
 class ModelMatch:
     model: ModelSpec
     score: float
 
 
-@dataclass
+@dataclass(slots=True)
 class Query:
     """What the text says; ``None`` means the person did not say it."""
 
