@@ -70,8 +70,25 @@ def set_headroom_gb(card: Card, count: int, w: Workload) -> float:
 def set_price(catalog: Catalog, card: Card, count: int) -> tuple[float, float, float]:
     """(list price, discount %, price) for ``count`` cards a month."""
     list_usd = card.monthly_usd * count
-    pct = catalog.discount_pct(count) if count > 1 else 0.0
+    pct = _discounts(catalog)[count] if count > 1 else 0.0
     return list_usd, pct, list_usd * (1 - pct / 100)
+
+
+@lru_cache(maxsize=8)
+def _discounts(catalog: Catalog) -> _Pcts:
+    return _Pcts(catalog)
+
+
+class _Pcts(dict[int, float]):
+    """``catalog.discount_pct`` by card count, each count summed on its first ask; per catalog."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        super().__init__()
+        self.catalog = catalog
+
+    def __missing__(self, count: int) -> float:
+        pct = self[count] = self.catalog.discount_pct(count)
+        return pct
 
 
 def is_tight(headroom_gb: float, count: int) -> bool:

@@ -100,8 +100,9 @@ def _as_shipped(cat: Catalog, m: ModelSpec) -> tuple[str, float, float] | None:
     return top, weights, read
 
 
+@lru_cache(maxsize=8)
 def current_cutoff(cat: Catalog) -> str:
-    """The release month ("YYYY-MM") before which a model is no longer current."""
+    """The release month ("YYYY-MM") before which a model is no longer current; per catalog."""
     newest = max(m.released for m in cat.models)
     year, month = int(newest[:4]), int(newest[5:7])
     total = year * 12 + month - 1 - CURRENT_MONTHS
@@ -137,6 +138,7 @@ def what_fits(b: Builder) -> Answer:
         count, label, cap = 1, f"{b.num(q.vram_gb, 1)} GB", q.vram_gb
     coding = CODING.search(q.text.lower()) is not None
     rows = []
+    price = set_price(b.cat, card, count)[2] if card is not None else 0.0  # the same every row
     for r in serving_table(b.cat):
         if r.need_gb > cap or (coding and not r.code):
             continue
@@ -162,7 +164,7 @@ def what_fits(b: Builder) -> Answer:
             "decode_tok_s": decode_for(card, count, r.read_gb),
         }
         if set_allowed(card, count, w) is None:
-            upd["monthly_usd"] = set_price(b.cat, card, count)[2]
+            upd["monthly_usd"] = price
         else:
             upd.update(offered=False, rent_card=r.card, rent_count=r.count)
         rows.append(r.model_copy(update=upd))
