@@ -5,6 +5,7 @@ holds, one card's facts and the whole price list.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -137,43 +138,57 @@ def what_fits(b: Builder) -> Answer:
         assert q.vram_gb is not None
         count, label, cap = 1, f"{b.num(q.vram_gb, 1)} GB", q.vram_gb
     coding = CODING.search(q.text.lower()) is not None
-    rows = []
+    rows: list[ServingRow] = []  # each model's first row that fits, uncopied
+    offers: list[bool] = []  # whether we rent the asked set for that row
     price = set_price(b.cat, card, count)[2] if card is not None else 0.0  # the same every row
+    allowed: dict[tuple[bool, int], bool] = {}
+    listed: set[str] = set()  # best_per_size keeps a model's first row only: the rest skipped
     for r in serving_table(b.cat):
-        if r.need_gb > cap or (coding and not r.code):
+        if r.need_gb > cap or (coding and not r.code) or r.model_id in listed:
             continue
+        ok = False
+        if card is not None:
+            needs_fp8 = b.cat.precision_by_name[r.precision].needs_fp8
+            if needs_fp8 and not card.fp8:
+                continue
+            # set_allowed reads the FP8 need and the heads only (the card and count are fixed)
+            seen = allowed.get((needs_fp8, r.attention_heads))
+            if seen is None:
+                w = Workload(r.need_gb, "inference", needs_fp8, r.attention_heads, r.read_gb)
+                seen = allowed[needs_fp8, r.attention_heads] = set_allowed(card, count, w) is None
+            ok = seen
+        listed.add(r.model_id)
+        rows.append(r)
+        offers.append(ok)
+
+    def update(i: int) -> dict[str, Any]:
+        """The row as shown on the asked hardware: built only for the rows listed."""
+        r = rows[i]
         if card is None:
-            rows.append(
-                r.model_copy(
-                    update={
-                        "offered": False,
-                        "rent_card": r.card,
-                        "rent_count": r.count,
-                        "decode_tok_s": None,
-                    }
-                )
-            )
-            continue
-        needs_fp8 = b.cat.precision_by_name[r.precision].needs_fp8
-        if needs_fp8 and not card.fp8:
-            continue
-        w = Workload(r.need_gb, "inference", needs_fp8, r.attention_heads, r.read_gb)
+            return {
+                "offered": False,
+                "rent_card": r.card,
+                "rent_count": r.count,
+                "decode_tok_s": None,
+            }
         upd: dict[str, Any] = {
             "card": label,
             "count": count,
             "decode_tok_s": decode_for(card, count, r.read_gb),
         }
-        if set_allowed(card, count, w) is None:
+        if offers[i]:
             upd["monthly_usd"] = price
         else:
             upd.update(offered=False, rent_card=r.card, rent_count=r.count)
-        rows.append(r.model_copy(update=upd))
+        return upd
+
+    prices = [price if ok else r.monthly_usd for r, ok in zip(rows, offers, strict=True)]
     b.assume("default_context", ctx=ctx_label(DEFAULT_CONTEXT))
     if coding:
         b.assume("coding_only")
     answer = Answer(
         kind="capacity",
-        budget=best_per_size(b, rows),
+        budget=best_per_size(b, rows, prices, update),
         fit=Fit(
             card=label, count=count, fits=bool(rows), headroom_gb=0.0, tight=False, vram_gb=cap
         ),
@@ -181,41 +196,73 @@ def what_fits(b: Builder) -> Answer:
     return b.finish(describe(b.voice, answer))
 
 
-def best_per_size(b: Builder, rows: list[ServingRow]) -> list[BudgetOption]:
-    """One option per model size (newest model of that size), biggest first, at most 5."""
-    best: dict[str, ServingRow] = {}
-    for r in rows:  # rows come highest precision first per model
-        best.setdefault(r.model_id, r)
-    cutoff = current_cutoff(b.cat)
-    ranked = sorted(
-        best.values(),
-        # current models first, then by size; a size's newest base model first; distilled
-        # derivatives only when nothing else
-        key=lambda r: (
+@lru_cache(maxsize=8)
+def _model_rank(cat: Catalog) -> dict[str, int]:
+    """Each model's place in the capacity and budget lists before the price tie-break: current
+    models first, then by size; a size's newest base model first; distilled derivatives only
+    when nothing else. Every one of these is the model's, the same in all its rows (equal
+    places share a rank, so sorting by (rank, price) is sorting by the full key)."""
+    cutoff = current_cutoff(cat)
+    keys = {
+        r.model_id: (
             (r.released or "") < cutoff,
             -r.nominal_b,
             "distill" in r.model_id,
             -r.released_rank,
-            r.monthly_usd,
-        ),
-    )
+        )
+        for r in serving_table(cat)
+    }
+    places = {k: i for i, k in enumerate(sorted(set(keys.values())))}
+    return {mid: places[k] for mid, k in keys.items()}
+
+
+def best_per_size(
+    b: Builder,
+    rows: list[ServingRow],
+    prices: list[float] | None = None,
+    update: Callable[[int], dict[str, Any]] | None = None,
+) -> list[BudgetOption]:
+    """One option per model size (newest model of that size), biggest first, at most 5.
+
+    ``prices`` are the rows' monthly prices as shown and ``update(i)`` the rest of what row i
+    shows differently (the capacity list's own card): only the rows listed are changed."""
+    best: dict[str, int] = {}
+    for i, r in enumerate(rows):  # rows come highest precision first per model
+        best.setdefault(r.model_id, i)
+    cutoff = current_cutoff(b.cat)
+    rank = _model_rank(b.cat)
+    usd = prices if prices is not None else [r.monthly_usd for r in rows]
+    ranked = sorted(best.values(), key=lambda i: (rank[rows[i].model_id], usd[i]))
+    fields = _option_fields()
+
+    def option(i: int) -> BudgetOption:
+        values = rows[i].model_dump(include=fields)
+        if update is not None:
+            values.update(update(i))
+        return BudgetOption(**values)
+
     seen: set[float] = set()
     out: list[BudgetOption] = []
-    for r in ranked:
+    for i in ranked:
+        r = rows[i]
         if r.nominal_b in seen:
             continue
         seen.add(r.nominal_b)
-        out.append(BudgetOption(**r.model_dump(include=set(BudgetOption.model_fields))))
+        out.append(option(i))
         if len(out) == 5:
             break
     # and the biggest current model that runs as released, when the sizes above left it out
     # (gpt-oss-20b in its own MXFP4 on 24 GB): people name those models by their release
     listed = {o.model_id for o in out}
-    released = [r for r in ranked if r.shipped and (r.released or "") >= cutoff]
-    if released and released[0].model_id not in listed:
-        keep = released[0]
-        out.append(BudgetOption(**keep.model_dump(include=set(BudgetOption.model_fields))))
+    keep = next((i for i in ranked if rows[i].shipped and (rows[i].released or "") >= cutoff), None)
+    if keep is not None and rows[keep].model_id not in listed:
+        out.append(option(keep))
     return out
+
+
+@lru_cache(maxsize=1)
+def _option_fields() -> set[str]:
+    return set(BudgetOption.model_fields)
 
 
 def card(b: Builder, name: str) -> Answer:
