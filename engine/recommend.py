@@ -116,20 +116,19 @@ def make_pick(
     # Trusted numbers computed here: stored straight (Pick.model_construct with every field
     # given, the defaults loop skipped), as this runs for every configuration shown
     p = _new(Pick)
-    p.__dict__.update(
-        card=card.name,
-        count=count,
-        monthly_usd=price,
-        headroom_gb=headroom,
-        tight=is_tight(headroom, count),
-        list_usd=list_usd,
-        discount_pct=pct,
-        reason=reason,
-        decode_tok_s=decode_for(card, count, w.weights_read_gb, w.layer_split),
-        hourly_usd=card.hourly_usd * count if card.hourly_usd is not None else None,
-        precision=None,
-        need_gb=None,
-    )
+    d = p.__dict__  # key by key, in field order: no keyword dict per pick
+    d["card"] = card.name
+    d["count"] = count
+    d["monthly_usd"] = price
+    d["headroom_gb"] = headroom
+    d["tight"] = is_tight(headroom, count)
+    d["list_usd"] = list_usd
+    d["discount_pct"] = pct
+    d["reason"] = reason
+    d["decode_tok_s"] = decode_for(card, count, w.weights_read_gb, w.layer_split)
+    d["hourly_usd"] = card.hourly_usd * count if card.hourly_usd is not None else None
+    d["precision"] = None
+    d["need_gb"] = None
     return p
 
 

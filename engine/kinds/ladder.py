@@ -204,17 +204,16 @@ def ladder_options(
             dec = (bw / count if g.split else bw) / g.read
         shown.append(g)
         o = _new(FitOption)  # numbers computed here, floats already: nothing to coerce
-        o.__dict__.update(
-            precision=g.precision,
-            kv_dtype=kvd,
-            context_tokens=ctx,
-            batch=batch,
-            total_gb=g.total,
-            fits=fits,
-            headroom_gb=room,
-            decode_tok_s=dec,
-            max_context_tokens=None,
-        )
+        d = o.__dict__  # stored key by key, in field order: no keyword dict per option
+        d["precision"] = g.precision
+        d["kv_dtype"] = kvd
+        d["context_tokens"] = ctx
+        d["batch"] = batch
+        d["total_gb"] = g.total
+        d["fits"] = fits
+        d["headroom_gb"] = room
+        d["decode_tok_s"] = dec
+        d["max_context_tokens"] = None
         options.append(o)
     return shown, options
 
