@@ -258,11 +258,33 @@ def recommend(catalog: Catalog, w: Workload) -> tuple[Pick | None, int | None]:
     return None, cluster_nodes(w.need_gb, node_gb)
 
 
-def alternatives(catalog: Catalog, w: Workload, pick: Pick, limit: int = 2) -> list[Pick]:
+def recommend_with_alternatives(
+    catalog: Catalog, w: Workload
+) -> tuple[Pick | None, int | None, list[Pick]]:
+    """``recommend`` and its ``alternatives`` from one list of options: the pick is its first
+    single card, or else its first set (what ``recommend``'s scans find)."""
+    options = _options(catalog, w)
+    if not options:
+        return (*recommend(catalog, w), [])
+    best = next((o for o in options if o.n == 1), options[0])
+    pick = make_pick(catalog, best.card, best.n, w)
+    return pick, None, alternatives(catalog, w, pick, options=options)
+
+
+def alternatives(
+    catalog: Catalog,
+    w: Workload,
+    pick: Pick,
+    limit: int = 2,
+    options: list[_Option] | None = None,
+) -> list[Pick]:
     """Up to two useful other options: a CUDA card when the pick is ROCm, a faster card at a
-    modest premium, a cheaper multi-card set, or more room when the pick is tight."""
+    modest premium, a cheaper multi-card set, or more room when the pick is tight
+    (``options``: the workload's own ``_options``, when the caller has them)."""
     name, count = pick.card, pick.count
-    options = [o for o in _options(catalog, w) if o.n != count or o.card.name != name]
+    if options is None:
+        options = _options(catalog, w)
+    options = [o for o in options if o.n != count or o.card.name != name]
     chosen: list[tuple[_Option, str]] = []
 
     def take(candidates: Iterable[_Option], reason: str) -> None:
