@@ -163,11 +163,3 @@ def parts_label(cat: Catalog, lang: str, p: WeightParts) -> str:
     if p.embeddings != p.dense:
         text += t["native.embeddings"].format(emb=p.embeddings.upper())
     return text
-
-
-def kv_fields(req: Request, kv_gb: float) -> dict[str, Any]:
-    """What tensor parallelism does with this model's cache, for the Workload."""
-    m = req.model
-    if m is None or req.task != "inference":
-        return {}
-    return {"kv_gb": kv_gb, "kv_heads": None if m.mla else m.kv_heads, "kv_replicated": bool(m.mla)}
