@@ -44,6 +44,7 @@ class Builder:
         self._bd: dict[tuple[Any, ...], tuple[Any, Breakdown]] = {}
         self._bd_of: dict[int, tuple[Request, Breakdown]] = {}  # by request object
         self._wl: dict[tuple[Any, ...], tuple[Any, Workload]] = {}
+        self._wl_of: dict[int, tuple[Request, float, Workload]] = {}  # by request object
         self.memo: dict[tuple[Any, ...], Any] = {}  # the kinds' own per-answer results
 
     # -- text helpers (the voice's, for short call sites)
@@ -132,12 +133,17 @@ class Builder:
         return kv
 
     def workload(self, req: Request, need_gb: float) -> Workload:
+        seen = self._wl_of.get(id(req))  # the same request object again: no key to hash
+        if seen is not None and seen[1] == need_gb:
+            return seen[2]
         key = (*sizing_key(req), need_gb)
         hit = self._wl.get(key)
         if hit is not None:
-            return hit[1]
-        w = self._workload(req, need_gb)
-        self._wl[key] = (req.model, w)
+            w = hit[1]
+        else:
+            w = self._workload(req, need_gb)
+            self._wl[key] = (req.model, w)
+        self._wl_of[id(req)] = (req, need_gb, w)
         return w
 
     def _workload(self, req: Request, need_gb: float) -> Workload:
