@@ -178,7 +178,7 @@ def max_context(b: Builder, hw: Hardware, req: Request) -> int:
     hit = b.memo.get(key)
     if hit is not None:
         return int(hit[2])
-    tokens = Probe(b, hw, req).longest(req.batch, context_cap(req) // CTX_STEP) * CTX_STEP
+    tokens = _probe(b, hw, req).longest(req.batch, context_cap(req) // CTX_STEP) * CTX_STEP
     b.memo[key] = (hw, req, tokens)
     return tokens
 
@@ -191,6 +191,17 @@ def max_users(b: Builder, hw: Hardware, req: Request) -> int:
     hit = b.memo.get(key)
     if hit is not None:
         return int(hit[2])
-    lo = Probe(b, hw, req).most_users(req.context_tokens)
+    lo = _probe(b, hw, req).most_users(req.context_tokens)
     b.memo[key] = (hw, req, lo)
     return lo
+
+
+def _probe(b: Builder, hw: Hardware, req: Request) -> Probe:
+    """One Probe per hardware and request for the answer: both searches read the same one
+    (a probe only reads what it was built with)."""
+    key = ("probe", id(hw), id(req))
+    hit = b.memo.get(key)
+    if hit is None:
+        hit = b.memo[key] = (hw, req, Probe(b, hw, req))
+    probe: Probe = hit[2]
+    return probe
