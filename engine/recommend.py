@@ -152,13 +152,10 @@ def set_allowed(card: Card, count: int, w: Workload) -> str | None:
     return None
 
 
-class _Option(NamedTuple):
-    """A configuration that holds the need; cheap to build, turned into a Pick when shown."""
-
-    price: float
-    neg_decode: float  # ties on price go to the faster card
-    n: int  # cards in the set
-    card: Card
+# A configuration that holds the need, turned into a Pick when shown: a plain tuple of
+# (price, -decode ceiling: ties on price go to the faster card, cards in the set, card),
+# built for every set of every sizing answer (a named tuple costs several times more)
+_Option = tuple[float, float, int, Card]
 
 
 @lru_cache(maxsize=8)
@@ -172,21 +169,45 @@ def _sets(catalog: Catalog) -> tuple[tuple[Card, int, float, float], ...]:
     return tuple(sorted(out, key=lambda s: s[3]))
 
 
+@lru_cache(maxsize=8)
+def _scan(
+    catalog: Catalog,
+) -> tuple[tuple[Card, int, float, float, bool, bool, bool, float, float], ...]:
+    """:func:`_sets` with what ``_options`` reads of each card: (card, count, capacity, price,
+    no FP8, a single it does not rent, no full fine-tuning sets, bandwidth x 1, x count)."""
+    return tuple(
+        (
+            card,
+            n,
+            capacity,
+            price,
+            not card.fp8,
+            n == 1 and card.min_count > 1,
+            not card.full_ft_sets,
+            card.bandwidth_gbps * 1,
+            card.bandwidth_gbps * n,
+        )
+        for card, n, capacity, price in _sets(catalog)
+    )
+
+
 def _options(catalog: Catalog, w: Workload) -> list[_Option]:
     """Every set that holds the need and is allowed, cheapest first, ties to the faster.
 
-    ``set_headroom_gb`` and ``set_allowed`` written out with the workload's fields read once:
-    this runs over every set of the fleet."""
+    ``set_headroom_gb`` and ``set_allowed`` written out with the workload's fields read once
+    and the cards' from a per-catalog table: this runs over every set of the fleet. (A set's
+    count is always one of its card's ``set_sizes``: the table is built from them.)"""
     need, read, split = w.need_gb, w.weights_read_gb, w.layer_split
     kv_gb, kv_heads, replicated = w.kv_gb, w.kv_heads, w.kv_replicated
-    fp8, task, heads = w.needs_fp8, w.task, w.attention_heads
-    inference = task == "inference"
+    fp8, heads = w.needs_fp8, w.attention_heads
+    full = w.task == "full"
+    inference = w.task == "inference"
     out = []
-    for card, n, capacity, price in _sets(catalog):
-        if capacity < need or (fp8 and not card.fp8):
+    for card, n, capacity, price, no_fp8, blocked, no_full, bw_one, bw_n in _scan(catalog):
+        if capacity < need or (fp8 and no_fp8):
             continue
         if n == 1:
-            if card.min_count > 1:
+            if blocked:
                 continue
         else:
             extra = 0.0  # kv_extra_gb(kv_gb, n, kv_heads, replicated), term for term
@@ -197,21 +218,19 @@ def _options(catalog: Catalog, w: Workload) -> list[_Option]:
                     extra = kv_gb * (1 / kv_heads) - kv_gb / n
             if (
                 capacity - need - extra * n < 0
-                or n not in card.set_sizes
-                or (task == "full" and not card.full_ft_sets)
+                or (full and no_full)
                 or (inference and heads and heads % n)
                 or (inference and kv_heads and kv_heads > n and kv_heads % n)
             ):
                 continue
-        # decode_for(...) or 0.0, written out: this runs for every set that holds the need
-        decode = card.bandwidth_gbps * (1 if split else n) / read if read else 0.0
-        out.append(_new_option(_Option, (price, -decode, n, card)))
+        # decode_for(...) or 0.0, written out: bandwidth x (1 if split else n) / read
+        decode = (bw_one if split else bw_n) / read if read else 0.0
+        out.append((price, -decode, n, card))
     out.sort(key=_by_price_then_speed)
     return out
 
 
 _by_price_then_speed = itemgetter(0, 1)
-_new_option = tuple.__new__  # _Option(...) without the named tuple's Python-level __new__
 
 
 @lru_cache(maxsize=8)
@@ -266,8 +285,8 @@ def recommend_with_alternatives(
     options = _options(catalog, w)
     if not options:
         return (*recommend(catalog, w), [])
-    best = next((o for o in options if o.n == 1), options[0])
-    pick = make_pick(catalog, best.card, best.n, w)
+    best = next((o for o in options if o[2] == 1), options[0])
+    pick = make_pick(catalog, best[3], best[2], w)
     return pick, None, alternatives(catalog, w, pick, options=options)
 
 
@@ -284,29 +303,30 @@ def alternatives(
     name, count = pick.card, pick.count
     if options is None:
         options = _options(catalog, w)
-    options = [o for o in options if o.n != count or o.card.name != name]
+    # an option is (price, -decode, n, card)
+    options = [o for o in options if o[2] != count or o[3].name != name]
     chosen: list[tuple[_Option, str]] = []
 
     def take(candidates: Iterable[_Option], reason: str) -> None:
-        taken = {(o.card.name, o.n) for o, _ in chosen}
+        taken = {(o[3].name, o[2]) for o, _ in chosen}
         for o in candidates:  # options are sorted cheapest first
-            if (o.card.name, o.n) not in taken and len(chosen) < limit:
+            if (o[3].name, o[2]) not in taken and len(chosen) < limit:
                 chosen.append((o, reason))
                 return
 
     if catalog.card_by_name[pick.card].platform != "CUDA":
-        take((o for o in options if o.card.platform == "CUDA"), "cuda")
+        take((o for o in options if o[3].platform == "CUDA"), "cuda")
     if pick.decode_tok_s:
         floor = pick.decode_tok_s * 1.5
         take(
-            (o for o in options if -o.neg_decode >= floor and o.price <= pick.monthly_usd * 2.5),
+            (o for o in options if -o[1] >= floor and o[0] <= pick.monthly_usd * 2.5),
             "faster",
         )
-    take((o for o in options if o.price < pick.monthly_usd and o.n > 1), "cheaper_set")
+    take((o for o in options if o[0] < pick.monthly_usd and o[2] > 1), "cheaper_set")
     if pick.tight:
-        headroom_ok = (o for o in options if not is_tight(set_headroom_gb(o.card, o.n, w), o.n))
+        headroom_ok = (o for o in options if not is_tight(set_headroom_gb(o[3], o[2], w), o[2]))
         take(headroom_ok, "roomier")
-    return [make_pick(catalog, o.card, o.n, w, reason) for o, reason in chosen]
+    return [make_pick(catalog, o[3], o[2], w, reason) for o, reason in chosen]
 
 
 def tensor_parallel_counts(attention_heads: int, max_cards: int = NODE_CARDS) -> list[int]:
