@@ -291,6 +291,9 @@ def _value(v: str, annotation: str, module: dict[str, Any], ns: dict[str, Any]) 
     return v
 
 
+_LITERALS: dict[Any, str] = {list: "[]", dict: "{}"}
+
+
 def _init(cls: type[Frozen], module: dict[str, Any]) -> Callable[..., None]:
     """A keyword-only ``__init__`` that stores straight into ``__dict__`` (a frozen dataclass
     pays an ``object.__setattr__`` call per field). Defaults are stored as declared,
@@ -304,8 +307,10 @@ def _init(cls: type[Frozen], module: dict[str, Any]) -> Callable[..., None]:
             value, factory = defaults[n]
             ns[f"_D_{n}"] = value
             params.append(f"{n}=_MISSING")
-            call = "()" if factory else ""
-            body.append(f"    d[{n!r}] = _D_{n}{call} if {n} is _MISSING else ({stored})")
+            default = f"_D_{n}()" if factory else f"_D_{n}"
+            if factory and value in _LITERALS:  # a fresh [] or {} without the factory call
+                default = _LITERALS[value]
+            body.append(f"    d[{n!r}] = {default} if {n} is _MISSING else ({stored})")
         else:
             params.append(n)
             body.append(f"    d[{n!r}] = {stored}")

@@ -130,9 +130,16 @@ def _names(p: WeightParts) -> set[str]:
 
 
 def needs_fp8(cat: Catalog, req: Request) -> bool:
-    if req.weight_parts is None:
-        return cat.precision_by_name[req.precision].needs_fp8
-    return any(cat.precision_by_name[n].needs_fp8 for n in _names(req.weight_parts))
+    by_name = cat.precision_by_name
+    p = req.weight_parts
+    if p is None:
+        return by_name[req.precision].needs_fp8
+    # any part at an FP8 precision (the names of _names, without building the set)
+    return (
+        by_name[p.dense].needs_fp8
+        or by_name[p.embeddings].needs_fp8
+        or bool(p.experts and by_name[p.experts].needs_fp8)
+    )
 
 
 def read_per_token_gb(cat: Catalog, req: Request) -> float:
@@ -163,11 +170,3 @@ def parts_label(cat: Catalog, lang: str, p: WeightParts) -> str:
     if p.embeddings != p.dense:
         text += t["native.embeddings"].format(emb=p.embeddings.upper())
     return text
-
-
-def kv_fields(req: Request, kv_gb: float) -> dict[str, Any]:
-    """What tensor parallelism does with this model's cache, for the Workload."""
-    m = req.model
-    if m is None or req.task != "inference":
-        return {}
-    return {"kv_gb": kv_gb, "kv_heads": None if m.mla else m.kv_heads, "kv_replicated": bool(m.mla)}

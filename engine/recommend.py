@@ -70,8 +70,25 @@ def set_headroom_gb(card: Card, count: int, w: Workload) -> float:
 def set_price(catalog: Catalog, card: Card, count: int) -> tuple[float, float, float]:
     """(list price, discount %, price) for ``count`` cards a month."""
     list_usd = card.monthly_usd * count
-    pct = catalog.discount_pct(count) if count > 1 else 0.0
+    pct = _discounts(catalog)[count] if count > 1 else 0.0
     return list_usd, pct, list_usd * (1 - pct / 100)
+
+
+@lru_cache(maxsize=8)
+def _discounts(catalog: Catalog) -> _Pcts:
+    return _Pcts(catalog)
+
+
+class _Pcts(dict[int, float]):
+    """``catalog.discount_pct`` by card count, each count summed on its first ask; per catalog."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        super().__init__()
+        self.catalog = catalog
+
+    def __missing__(self, count: int) -> float:
+        pct = self[count] = self.catalog.discount_pct(count)
+        return pct
 
 
 def is_tight(headroom_gb: float, count: int) -> bool:
@@ -99,20 +116,19 @@ def make_pick(
     # Trusted numbers computed here: stored straight (Pick.model_construct with every field
     # given, the defaults loop skipped), as this runs for every configuration shown
     p = _new(Pick)
-    p.__dict__.update(
-        card=card.name,
-        count=count,
-        monthly_usd=price,
-        headroom_gb=headroom,
-        tight=is_tight(headroom, count),
-        list_usd=list_usd,
-        discount_pct=pct,
-        reason=reason,
-        decode_tok_s=decode_for(card, count, w.weights_read_gb, w.layer_split),
-        hourly_usd=card.hourly_usd * count if card.hourly_usd is not None else None,
-        precision=None,
-        need_gb=None,
-    )
+    d = p.__dict__  # key by key, in field order: no keyword dict per pick
+    d["card"] = card.name
+    d["count"] = count
+    d["monthly_usd"] = price
+    d["headroom_gb"] = headroom
+    d["tight"] = is_tight(headroom, count)
+    d["list_usd"] = list_usd
+    d["discount_pct"] = pct
+    d["reason"] = reason
+    d["decode_tok_s"] = decode_for(card, count, w.weights_read_gb, w.layer_split)
+    d["hourly_usd"] = card.hourly_usd * count if card.hourly_usd is not None else None
+    d["precision"] = None
+    d["need_gb"] = None
     return p
 
 
@@ -136,13 +152,10 @@ def set_allowed(card: Card, count: int, w: Workload) -> str | None:
     return None
 
 
-class _Option(NamedTuple):
-    """A configuration that holds the need; cheap to build, turned into a Pick when shown."""
-
-    price: float
-    neg_decode: float  # ties on price go to the faster card
-    n: int  # cards in the set
-    card: Card
+# A configuration that holds the need, turned into a Pick when shown: a plain tuple of
+# (price, -decode ceiling: ties on price go to the faster card, cards in the set, card),
+# built for every set of every sizing answer (a named tuple costs several times more)
+_Option = tuple[float, float, int, Card]
 
 
 @lru_cache(maxsize=8)
@@ -156,21 +169,45 @@ def _sets(catalog: Catalog) -> tuple[tuple[Card, int, float, float], ...]:
     return tuple(sorted(out, key=lambda s: s[3]))
 
 
+@lru_cache(maxsize=8)
+def _scan(
+    catalog: Catalog,
+) -> tuple[tuple[Card, int, float, float, bool, bool, bool, float, float], ...]:
+    """:func:`_sets` with what ``_options`` reads of each card: (card, count, capacity, price,
+    no FP8, a single it does not rent, no full fine-tuning sets, bandwidth x 1, x count)."""
+    return tuple(
+        (
+            card,
+            n,
+            capacity,
+            price,
+            not card.fp8,
+            n == 1 and card.min_count > 1,
+            not card.full_ft_sets,
+            card.bandwidth_gbps * 1,
+            card.bandwidth_gbps * n,
+        )
+        for card, n, capacity, price in _sets(catalog)
+    )
+
+
 def _options(catalog: Catalog, w: Workload) -> list[_Option]:
     """Every set that holds the need and is allowed, cheapest first, ties to the faster.
 
-    ``set_headroom_gb`` and ``set_allowed`` written out with the workload's fields read once:
-    this runs over every set of the fleet."""
+    ``set_headroom_gb`` and ``set_allowed`` written out with the workload's fields read once
+    and the cards' from a per-catalog table: this runs over every set of the fleet. (A set's
+    count is always one of its card's ``set_sizes``: the table is built from them.)"""
     need, read, split = w.need_gb, w.weights_read_gb, w.layer_split
     kv_gb, kv_heads, replicated = w.kv_gb, w.kv_heads, w.kv_replicated
-    fp8, task, heads = w.needs_fp8, w.task, w.attention_heads
-    inference = task == "inference"
+    fp8, heads = w.needs_fp8, w.attention_heads
+    full = w.task == "full"
+    inference = w.task == "inference"
     out = []
-    for card, n, capacity, price in _sets(catalog):
-        if capacity < need or (fp8 and not card.fp8):
+    for card, n, capacity, price, no_fp8, blocked, no_full, bw_one, bw_n in _scan(catalog):
+        if capacity < need or (fp8 and no_fp8):
             continue
         if n == 1:
-            if card.min_count > 1:
+            if blocked:
                 continue
         else:
             extra = 0.0  # kv_extra_gb(kv_gb, n, kv_heads, replicated), term for term
@@ -181,21 +218,19 @@ def _options(catalog: Catalog, w: Workload) -> list[_Option]:
                     extra = kv_gb * (1 / kv_heads) - kv_gb / n
             if (
                 capacity - need - extra * n < 0
-                or n not in card.set_sizes
-                or (task == "full" and not card.full_ft_sets)
+                or (full and no_full)
                 or (inference and heads and heads % n)
                 or (inference and kv_heads and kv_heads > n and kv_heads % n)
             ):
                 continue
-        # decode_for(...) or 0.0, written out: this runs for every set that holds the need
-        decode = card.bandwidth_gbps * (1 if split else n) / read if read else 0.0
-        out.append(_new_option(_Option, (price, -decode, n, card)))
+        # decode_for(...) or 0.0, written out: bandwidth x (1 if split else n) / read
+        decode = (bw_one if split else bw_n) / read if read else 0.0
+        out.append((price, -decode, n, card))
     out.sort(key=_by_price_then_speed)
     return out
 
 
 _by_price_then_speed = itemgetter(0, 1)
-_new_option = tuple.__new__  # _Option(...) without the named tuple's Python-level __new__
 
 
 @lru_cache(maxsize=8)
@@ -242,33 +277,56 @@ def recommend(catalog: Catalog, w: Workload) -> tuple[Pick | None, int | None]:
     return None, cluster_nodes(w.need_gb, node_gb)
 
 
-def alternatives(catalog: Catalog, w: Workload, pick: Pick, limit: int = 2) -> list[Pick]:
+def recommend_with_alternatives(
+    catalog: Catalog, w: Workload
+) -> tuple[Pick | None, int | None, list[Pick]]:
+    """``recommend`` and its ``alternatives`` from one list of options: the pick is its first
+    single card, or else its first set (what ``recommend``'s scans find)."""
+    options = _options(catalog, w)
+    if not options:
+        return (*recommend(catalog, w), [])
+    best = next((o for o in options if o[2] == 1), options[0])
+    pick = make_pick(catalog, best[3], best[2], w)
+    return pick, None, alternatives(catalog, w, pick, options=options)
+
+
+def alternatives(
+    catalog: Catalog,
+    w: Workload,
+    pick: Pick,
+    limit: int = 2,
+    options: list[_Option] | None = None,
+) -> list[Pick]:
     """Up to two useful other options: a CUDA card when the pick is ROCm, a faster card at a
-    modest premium, a cheaper multi-card set, or more room when the pick is tight."""
+    modest premium, a cheaper multi-card set, or more room when the pick is tight
+    (``options``: the workload's own ``_options``, when the caller has them)."""
     name, count = pick.card, pick.count
-    options = [o for o in _options(catalog, w) if o.n != count or o.card.name != name]
+    if options is None:
+        options = _options(catalog, w)
+    # an option is (price, -decode, n, card)
+    options = [o for o in options if o[2] != count or o[3].name != name]
     chosen: list[tuple[_Option, str]] = []
 
     def take(candidates: Iterable[_Option], reason: str) -> None:
-        taken = {(o.card.name, o.n) for o, _ in chosen}
+        taken = {(o[3].name, o[2]) for o, _ in chosen}
         for o in candidates:  # options are sorted cheapest first
-            if (o.card.name, o.n) not in taken and len(chosen) < limit:
+            if (o[3].name, o[2]) not in taken and len(chosen) < limit:
                 chosen.append((o, reason))
                 return
 
     if catalog.card_by_name[pick.card].platform != "CUDA":
-        take((o for o in options if o.card.platform == "CUDA"), "cuda")
+        take((o for o in options if o[3].platform == "CUDA"), "cuda")
     if pick.decode_tok_s:
         floor = pick.decode_tok_s * 1.5
         take(
-            (o for o in options if -o.neg_decode >= floor and o.price <= pick.monthly_usd * 2.5),
+            (o for o in options if -o[1] >= floor and o[0] <= pick.monthly_usd * 2.5),
             "faster",
         )
-    take((o for o in options if o.price < pick.monthly_usd and o.n > 1), "cheaper_set")
+    take((o for o in options if o[0] < pick.monthly_usd and o[2] > 1), "cheaper_set")
     if pick.tight:
-        headroom_ok = (o for o in options if not is_tight(set_headroom_gb(o.card, o.n, w), o.n))
+        headroom_ok = (o for o in options if not is_tight(set_headroom_gb(o[3], o[2], w), o[2]))
         take(headroom_ok, "roomier")
-    return [make_pick(catalog, o.card, o.n, w, reason) for o, reason in chosen]
+    return [make_pick(catalog, o[3], o[2], w, reason) for o, reason in chosen]
 
 
 def tensor_parallel_counts(attention_heads: int, max_cards: int = NODE_CARDS) -> list[int]:

@@ -56,6 +56,19 @@ class Breakdown:
         return {**self.parts, "total": self.total}
 
 
+def _made(parts: dict[str, float]) -> Breakdown:
+    """``Breakdown(parts)`` stored straight: the frozen dataclass's generated ``__init__`` and
+    ``__post_init__`` pay an ``object.__setattr__`` each, for every breakdown of an answer."""
+    bd = _new(Breakdown)
+    d = bd.__dict__
+    d["parts"] = parts
+    d["total"] = sum(parts.values())
+    return bd
+
+
+_new = object.__new__
+
+
 def weights_gb(params_b: float, bytes_per_param: float) -> float:
     return params_b * bytes_per_param
 
@@ -149,7 +162,7 @@ def inference(
     ``kv_cache`` is the very ``kv_cache_gb`` of these arguments when the caller has it."""
     if kv_cache is None:
         kv_cache = kv_cache_gb(model, kv_bytes, context_tokens, batch)
-    return Breakdown(
+    return _made(
         {
             "weights": weights_gb(model.params_b, bytes_per_param) if weights is None else weights,
             "kv_cache": kv_cache,
@@ -175,10 +188,10 @@ def training(model: ModelRef, task: Task, seq_tokens: int, batch: int) -> Breakd
     if task == "full":
         parts = {k: p * b for k, b in FULL_FT_BYTES.items()}
         parts["activations"] = sum(parts.values()) * FULL_FT_ACTIVATION_SHARE * scale
-        return Breakdown(parts)
+        return _made(parts)
     if task not in LORA_BASE_BYTES:
         raise ValueError(f"not a training task: {task}")
-    return Breakdown(
+    return _made(
         {
             "weights": p * LORA_BASE_BYTES[task],
             "adapters": p * ADAPTER_FRACTION * ADAPTER_BYTES,

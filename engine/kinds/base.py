@@ -44,6 +44,7 @@ class Builder:
         self._bd: dict[tuple[Any, ...], tuple[Any, Breakdown]] = {}
         self._bd_of: dict[int, tuple[Request, Breakdown]] = {}  # by request object
         self._wl: dict[tuple[Any, ...], tuple[Any, Workload]] = {}
+        self._wl_of: dict[int, tuple[Request, float, Workload]] = {}  # by request object
         self.memo: dict[tuple[Any, ...], Any] = {}  # the kinds' own per-answer results
 
     # -- text helpers (the voice's, for short call sites)
@@ -132,30 +133,39 @@ class Builder:
         return kv
 
     def workload(self, req: Request, need_gb: float) -> Workload:
+        seen = self._wl_of.get(id(req))  # the same request object again: no key to hash
+        if seen is not None and seen[1] == need_gb:
+            return seen[2]
         key = (*sizing_key(req), need_gb)
         hit = self._wl.get(key)
         if hit is not None:
-            return hit[1]
-        w = self._workload(req, need_gb)
-        self._wl[key] = (req.model, w)
+            w = hit[1]
+        else:
+            w = self._workload(req, need_gb)
+            self._wl[key] = (req.model, w)
+        self._wl_of[id(req)] = (req, need_gb, w)
         return w
 
     def _workload(self, req: Request, need_gb: float) -> Workload:
-        assert req.model is not None
-        read = None
-        kv_gb = 0.0
-        if req.task == "inference":
-            read = native.read_per_token_gb(self.cat, req)
-            kv_gb = self._kv(req.model, self.cat.kv_by_name[req.kv_dtype].bytes, req)
-        return Workload(
-            need_gb=need_gb,
-            task=req.task,
-            needs_fp8=native.needs_fp8(self.cat, req) and req.task == "inference",
-            attention_heads=req.model.attention_heads,
-            weights_read_gb=read,
-            layer_split=self.layer_split(req),
-            **native.kv_fields(req, kv_gb),
+        m = req.model
+        assert m is not None
+        if req.task != "inference":  # no read, no cache split: the Workload defaults
+            fixed = (need_gb, req.task, False, m.attention_heads, None, 0.0, None, False, False)
+            return _tuple_new(Workload, fixed)
+        cat = self.cat
+        # the fields of native.needs_fp8 / kv_fields / layer_split, positionally, in order
+        row = (
+            need_gb,
+            req.task,
+            native.needs_fp8(cat, req),
+            m.attention_heads,
+            native.read_per_token_gb(cat, req),
+            self._kv(m, cat.kv_by_name[req.kv_dtype].bytes, req),
+            None if m.mla else m.kv_heads,
+            bool(m.mla),
+            cat.precision_by_name[req.precision].gguf,
         )
+        return _tuple_new(Workload, row)  # Workload(*row), without its Python-level __new__
 
     def layer_split(self, req: Request) -> bool:
         """GGUF weights run in llama.cpp, which splits a set by layers (no tensor parallel)."""
@@ -333,6 +343,7 @@ def _note(code: str, text: str) -> Note:
 
 
 _new = object.__new__
+_tuple_new = tuple.__new__
 
 
 @lru_cache(maxsize=8)

@@ -71,28 +71,40 @@ def fit_on(b: Builder, hw: Hardware, req: Request) -> Fit:
     if hw.card is not None and is_offered:
         price = set_price(b.cat, hw.card, hw.count)[2]
     rental = rental_for(b, shown) if shown is not None and not (is_offered and asked.fits) else None
-    return Fit(
-        card=hw.name,
-        count=hw.count,
-        fits=asked.fits,
-        headroom_gb=asked.headroom_gb,
-        tight=asked.fits and is_tight(asked.headroom_gb, hw.count),
-        monthly_usd=price,
-        reason=why,
-        vram_gb=hw.vram_gb,
-        decode_tok_s=dec,
-        options=options,
-        best=best,
-        offered=is_offered,
-        max_context_tokens=mctx,
-        max_batch=mbatch,
-        changes=[] if asked.fits else ladder.changes(b, hw, req, best_req, mctx, mbatch),
-        rental=rental,
-        interconnect=hw.card.interconnect if hw.card is not None else None,
-        link_gbps=hw.card.link_gbps if hw.card is not None else None,
-        decode_kv_tok_s=dec_kv,
-        precision=req.precision,
-    )
+    # Fit(...) stored straight, field by field in declaration order: the keyword call costs
+    # more than the fit's own sums. Every field is given; the float fields keep the
+    # generated __init__'s int-to-float step (a plain VRAM amount may be asked as an int).
+    f = _new(Fit)
+    d = f.__dict__
+    d["card"] = hw.name
+    d["count"] = hw.count
+    d["fits"] = asked.fits
+    d["headroom_gb"] = _float(asked.headroom_gb)
+    d["tight"] = asked.fits and is_tight(asked.headroom_gb, hw.count)
+    d["monthly_usd"] = _float(price)
+    d["reason"] = why
+    d["vram_gb"] = _float(hw.vram_gb)
+    d["decode_tok_s"] = _float(dec)
+    d["options"] = options  # this call's own fresh lists
+    d["best"] = best
+    d["offered"] = is_offered
+    d["max_context_tokens"] = mctx
+    d["max_batch"] = mbatch
+    d["changes"] = [] if asked.fits else ladder.changes(b, hw, req, best_req, mctx, mbatch)
+    d["rental"] = rental
+    d["interconnect"] = hw.card.interconnect if hw.card is not None else None
+    d["link_gbps"] = _float(hw.card.link_gbps) if hw.card is not None else None
+    d["decode_kv_tok_s"] = _float(dec_kv)
+    d["precision"] = req.precision
+    return f
+
+
+_new = object.__new__
+
+
+def _float(v: float | None) -> float | None:
+    """The generated ``__init__``'s coercion of a float field: an int becomes a float."""
+    return float(v) if v.__class__ is int else v
 
 
 def fit(b: Builder, req: Request) -> Answer:

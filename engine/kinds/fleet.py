@@ -5,6 +5,7 @@ holds, one card's facts and the whole price list.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -100,8 +101,9 @@ def _as_shipped(cat: Catalog, m: ModelSpec) -> tuple[str, float, float] | None:
     return top, weights, read
 
 
+@lru_cache(maxsize=8)
 def current_cutoff(cat: Catalog) -> str:
-    """The release month ("YYYY-MM") before which a model is no longer current."""
+    """The release month ("YYYY-MM") before which a model is no longer current; per catalog."""
     newest = max(m.released for m in cat.models)
     year, month = int(newest[:4]), int(newest[5:7])
     total = year * 12 + month - 1 - CURRENT_MONTHS
@@ -115,105 +117,152 @@ def budget(b: Builder) -> Answer:
     """The biggest models the monthly budget can serve, each at its best precision."""
     assert b.q.budget_usd is not None
     limit_usd = b.q.budget_usd
-    rows = [r for r in serving_table(b.cat) if r.monthly_usd <= limit_usd]
+
+    def firsts() -> Iterator[tuple[ServingRow, dict[str, Any] | None]]:
+        for rows in by_rank(b.cat):  # each model's first row within the budget
+            for r in rows:
+                if r.monthly_usd <= limit_usd:
+                    yield r, None
+                    break
+
     b.assume("default_context", ctx=ctx_label(DEFAULT_CONTEXT))
-    answer = Answer(kind="budget", budget=best_per_size(b, rows), budget_usd=limit_usd)
+    answer = Answer(kind="budget", budget=best_per_size(b, firsts()), budget_usd=limit_usd)
     return b.finish(describe(b.voice, answer))
 
 
 def what_fits(b: Builder) -> Answer:
     """The biggest models the asked hardware holds, at the best precision, with that
     hardware's own price (when we rent it) and speed; a set we do not rent still holds them."""
-    q = b.q
-    card: Card | None = None
-    if q.cards:
-        card = b.cat.card_by_name[q.cards[0].name]
-        count = q.cards[0].count or card.min_count
-        label, cap = card.name, card.vram_gb * count
-        if count > 1:
-            label = f"{count}× {card.name}"
-    else:
-        assert q.vram_gb is not None
-        count, label, cap = 1, f"{b.num(q.vram_gb, 1)} GB", q.vram_gb
-    coding = CODING.search(q.text.lower()) is not None
-    rows = []
-    for r in serving_table(b.cat):
-        if r.need_gb > cap or (coding and not r.code):
-            continue
+    card, count, label, cap = _asked_hardware(b)
+    coding = CODING.search(b.q.text.lower()) is not None
+    price = set_price(b.cat, card, count)[2] if card is not None else 0.0  # the same every row
+    allowed: dict[tuple[bool, int], bool] = {}
+    by_name = b.cat.precision_by_name
+
+    def shown(r: ServingRow) -> dict[str, Any] | None:
+        """What the row shows on the asked hardware, or None when that does not run it."""
         if card is None:
-            rows.append(
-                r.model_copy(
-                    update={
-                        "offered": False,
-                        "rent_card": r.card,
-                        "rent_count": r.count,
-                        "decode_tok_s": None,
-                    }
-                )
-            )
-            continue
-        needs_fp8 = b.cat.precision_by_name[r.precision].needs_fp8
+            return {
+                "offered": False,
+                "rent_card": r.card,
+                "rent_count": r.count,
+                "decode_tok_s": None,
+            }
+        needs_fp8 = by_name[r.precision].needs_fp8
         if needs_fp8 and not card.fp8:
-            continue
-        w = Workload(r.need_gb, "inference", needs_fp8, r.attention_heads, r.read_gb)
+            return None
+        # set_allowed reads the FP8 need and the heads only (the card and count are fixed)
+        ok = allowed.get((needs_fp8, r.attention_heads))
+        if ok is None:
+            w = Workload(r.need_gb, "inference", needs_fp8, r.attention_heads, r.read_gb)
+            ok = allowed[needs_fp8, r.attention_heads] = set_allowed(card, count, w) is None
         upd: dict[str, Any] = {
             "card": label,
             "count": count,
             "decode_tok_s": decode_for(card, count, r.read_gb),
         }
-        if set_allowed(card, count, w) is None:
-            upd["monthly_usd"] = set_price(b.cat, card, count)[2]
+        if ok:
+            upd["monthly_usd"] = price
         else:
             upd.update(offered=False, rent_card=r.card, rent_count=r.count)
-        rows.append(r.model_copy(update=upd))
+        return upd
+
+    def firsts() -> Iterator[tuple[ServingRow, dict[str, Any] | None]]:
+        for rows in by_rank(b.cat):  # each model's first row the hardware holds
+            for r in rows:
+                if r.need_gb > cap or (coding and not r.code):
+                    continue
+                upd = shown(r)
+                if upd is not None:
+                    yield r, upd
+                    break
+
     b.assume("default_context", ctx=ctx_label(DEFAULT_CONTEXT))
     if coding:
         b.assume("coding_only")
+    listed = best_per_size(b, firsts())  # a model that fits is listed: nothing fits if none
     answer = Answer(
         kind="capacity",
-        budget=best_per_size(b, rows),
+        budget=listed,
         fit=Fit(
-            card=label, count=count, fits=bool(rows), headroom_gb=0.0, tight=False, vram_gb=cap
+            card=label, count=count, fits=bool(listed), headroom_gb=0.0, tight=False, vram_gb=cap
         ),
     )
     return b.finish(describe(b.voice, answer))
 
 
-def best_per_size(b: Builder, rows: list[ServingRow]) -> list[BudgetOption]:
-    """One option per model size (newest model of that size), biggest first, at most 5."""
-    best: dict[str, ServingRow] = {}
-    for r in rows:  # rows come highest precision first per model
-        best.setdefault(r.model_id, r)
-    cutoff = current_cutoff(b.cat)
+def _asked_hardware(b: Builder) -> tuple[Card | None, int, str, float]:
+    """(card or None for a plain amount, count, label, GB) of a capacity question."""
+    q = b.q
+    if q.cards:
+        card = b.cat.card_by_name[q.cards[0].name]
+        count = q.cards[0].count or card.min_count
+        label = f"{count}× {card.name}" if count > 1 else card.name
+        return card, count, label, card.vram_gb * count
+    assert q.vram_gb is not None
+    return None, 1, f"{b.num(q.vram_gb, 1)} GB", q.vram_gb
+
+
+@lru_cache(maxsize=8)
+def by_rank(cat: Catalog) -> tuple[tuple[ServingRow, ...], ...]:
+    """The serving table's rows model by model (highest precision first), the models in the
+    order the capacity and budget lists rank them: current models first, then by size; a
+    size's newest base model first; distilled derivatives only when nothing else. The key ends
+    in the model's own release rank, so no two models tie (a price never breaks a tie)."""
+    cutoff = current_cutoff(cat)
+    groups: dict[str, list[ServingRow]] = {}
+    for r in serving_table(cat):
+        groups.setdefault(r.model_id, []).append(r)
     ranked = sorted(
-        best.values(),
-        # current models first, then by size; a size's newest base model first; distilled
-        # derivatives only when nothing else
-        key=lambda r: (
-            (r.released or "") < cutoff,
-            -r.nominal_b,
-            "distill" in r.model_id,
-            -r.released_rank,
-            r.monthly_usd,
+        groups.values(),
+        key=lambda rows: (
+            (rows[0].released or "") < cutoff,
+            -rows[0].nominal_b,
+            "distill" in rows[0].model_id,
+            -rows[0].released_rank,
         ),
     )
+    return tuple(tuple(rows) for rows in ranked)
+
+
+def best_per_size(
+    b: Builder, firsts: Iterator[tuple[ServingRow, dict[str, Any] | None]]
+) -> list[BudgetOption]:
+    """One option per model size (newest model of that size), biggest first, at most 5.
+
+    ``firsts`` gives each model's row in rank order (with what it shows differently, if
+    anything), read only as far as the list needs."""
+    cutoff = current_cutoff(b.cat)
+    fields = _option_fields()
+
+    def option(r: ServingRow, upd: dict[str, Any] | None) -> BudgetOption:
+        values = r.model_dump(include=fields)
+        if upd is not None:
+            values.update(upd)
+        return BudgetOption(**values)
+
     seen: set[float] = set()
     out: list[BudgetOption] = []
-    for r in ranked:
-        if r.nominal_b in seen:
-            continue
-        seen.add(r.nominal_b)
-        out.append(BudgetOption(**r.model_dump(include=set(BudgetOption.model_fields))))
-        if len(out) == 5:
-            break
-    # and the biggest current model that runs as released, when the sizes above left it out
+    # and the biggest current model that runs as released, when the sizes above leave it out
     # (gpt-oss-20b in its own MXFP4 on 24 GB): people name those models by their release
-    listed = {o.model_id for o in out}
-    released = [r for r in ranked if r.shipped and (r.released or "") >= cutoff]
-    if released and released[0].model_id not in listed:
-        keep = released[0]
-        out.append(BudgetOption(**keep.model_dump(include=set(BudgetOption.model_fields))))
+    keep: tuple[ServingRow, dict[str, Any] | None] | None = None
+    for r, upd in firsts:
+        current = (r.released or "") >= cutoff
+        if len(out) < 5 and r.nominal_b not in seen:
+            seen.add(r.nominal_b)
+            out.append(option(r, upd))
+        if keep is None and r.shipped and current:
+            keep = r, upd
+        if len(out) == 5 and (keep is not None or not current):
+            break  # current models rank first: none later runs as released and is current
+    if keep is not None and keep[0].model_id not in {o.model_id for o in out}:
+        out.append(option(*keep))
     return out
+
+
+@lru_cache(maxsize=1)
+def _option_fields() -> set[str]:
+    return set(BudgetOption.model_fields)
 
 
 def card(b: Builder, name: str) -> Answer:

@@ -7,6 +7,7 @@ the way tensor parallelism splits it. Whether the fleet rents that set is a sepa
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import NamedTuple
 
 from engine import native
@@ -124,11 +125,12 @@ def _rungs(b: Builder, req: Request) -> list[Rung]:
         w = m.params_b * bpp
         row = (None, p, None, w + kv + OVERHEAD_GB, w, kv, prec.needs_fp8, active * bpp, prec.gguf)
         table.append(_tuple_new(Rung, row))  # Rung(*row), without its Python-level __new__
-    table.sort(key=lambda g: -g.weights)
+    table.sort(key=_by_weights, reverse=True)  # stable: ties keep their order, as -weights did
     return table
 
 
 _tuple_new = tuple.__new__
+_by_weights = itemgetter(4)  # Rung.weights
 
 
 def _eager(b: Builder, r: Request) -> Rung:
@@ -202,17 +204,16 @@ def ladder_options(
             dec = (bw / count if g.split else bw) / g.read
         shown.append(g)
         o = _new(FitOption)  # numbers computed here, floats already: nothing to coerce
-        o.__dict__.update(
-            precision=g.precision,
-            kv_dtype=kvd,
-            context_tokens=ctx,
-            batch=batch,
-            total_gb=g.total,
-            fits=fits,
-            headroom_gb=room,
-            decode_tok_s=dec,
-            max_context_tokens=None,
-        )
+        d = o.__dict__  # stored key by key, in field order: no keyword dict per option
+        d["precision"] = g.precision
+        d["kv_dtype"] = kvd
+        d["context_tokens"] = ctx
+        d["batch"] = batch
+        d["total_gb"] = g.total
+        d["fits"] = fits
+        d["headroom_gb"] = room
+        d["decode_tok_s"] = dec
+        d["max_context_tokens"] = None
         options.append(o)
     return shown, options
 

@@ -10,7 +10,13 @@ from engine.answer_types import ModelRef, Request
 from engine.kinds.base import Builder
 from engine.kinds.hardware import Hardware, runnable
 from engine.limits import MAX_BATCH, MAX_CONTEXT_TOKENS
-from engine.sizing import GB, OVERHEAD_GB, kv_bytes_per_token, recurrent_state_bytes
+from engine.sizing import (
+    GB,
+    KV_K_AND_V,
+    OVERHEAD_GB,
+    kv_bytes_per_token,
+    recurrent_state_bytes,
+)
 
 CTX_STEP = 1024  # context limits are reported in whole 1k steps
 
@@ -62,11 +68,16 @@ class Probe:
         if share is None and per_token and batch > 0:
             guess = ((vram - weights - OVERHEAD_GB) * GB / batch - state) / per_token / CTX_STEP
             return _walk(lambda mid: self._fits_tokens(mid, batch), guess, steps)
+        window = None if per_token is not None else _window_terms(self.model, self.kvb)
         lo, hi = 0, steps
         while lo < hi:
             mid = (lo + hi + 1) // 2
             tokens = mid * CTX_STEP
-            if per_token is None:
+            if window is not None:  # kv_bytes_per_token(model, kvb, tokens), term for term
+                full_bytes, per_layer, sliding, span = window
+                per = full_bytes + per_layer * (sliding * min(tokens, span)) / tokens
+                grow = per * tokens + state
+            elif per_token is None:
                 grow = kv_bytes_per_token(self.model, self.kvb, tokens) * tokens + state
             else:
                 grow = per_token * tokens + state
@@ -128,6 +139,27 @@ def _walk(fits: Callable[[int], bool], guess: float, hi: int) -> int:
     return mid
 
 
+def _window_terms(m: ModelRef, kvb: float) -> tuple[float, float, int, int] | None:
+    """``kv_bytes_per_token``'s context-free terms for a windowed cache without MLA: (full
+    layers' bytes, bytes per sliding layer, sliding layers, window); None for any other."""
+    if m.mla is not None or m.sliding_window is None:
+        return None
+    lt = m.layer_types
+    if lt is not None:
+        full, sliding = lt.full, lt.sliding
+    else:
+        sliding = m.sliding_layers
+        full = m.layers - sliding
+    if not sliding:
+        return None
+    per_layer = KV_K_AND_V * m.kv_heads * m.head_dim * kvb
+    per_full = per_layer
+    if m.full_attention is not None:
+        shape = m.full_attention
+        per_full = KV_K_AND_V * shape.kv_heads * shape.head_dim * kvb
+    return full * per_full, per_layer, sliding, m.sliding_window
+
+
 def _sliding(m: ModelRef) -> int:
     """Sliding-window layers (the ones whose cache per token depends on the context)."""
     return m.layer_types.sliding if m.layer_types is not None else m.sliding_layers
@@ -146,7 +178,7 @@ def max_context(b: Builder, hw: Hardware, req: Request) -> int:
     hit = b.memo.get(key)
     if hit is not None:
         return int(hit[2])
-    tokens = Probe(b, hw, req).longest(req.batch, context_cap(req) // CTX_STEP) * CTX_STEP
+    tokens = _probe(b, hw, req).longest(req.batch, context_cap(req) // CTX_STEP) * CTX_STEP
     b.memo[key] = (hw, req, tokens)
     return tokens
 
@@ -159,6 +191,17 @@ def max_users(b: Builder, hw: Hardware, req: Request) -> int:
     hit = b.memo.get(key)
     if hit is not None:
         return int(hit[2])
-    lo = Probe(b, hw, req).most_users(req.context_tokens)
+    lo = _probe(b, hw, req).most_users(req.context_tokens)
     b.memo[key] = (hw, req, lo)
     return lo
+
+
+def _probe(b: Builder, hw: Hardware, req: Request) -> Probe:
+    """One Probe per hardware and request for the answer: both searches read the same one
+    (a probe only reads what it was built with)."""
+    key = ("probe", id(hw), id(req))
+    hit = b.memo.get(key)
+    if hit is None:
+        hit = b.memo[key] = (hw, req, Probe(b, hw, req))
+    probe: Probe = hit[2]
+    return probe

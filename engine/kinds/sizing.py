@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine.answer_types import Answer, Pick, Request
 from engine.kinds import ladder
 from engine.kinds.base import Builder
-from engine.recommend import alternatives, recommend
+from engine.recommend import recommend, recommend_with_alternatives
 from engine.sizing import quick_rule_gb, training
 from engine.text.blocks import describe
 
@@ -15,10 +15,8 @@ def sizing(b: Builder, req: Request) -> Answer:
     bd = b.breakdown(req)
     need = bd.total
     w = b.workload(req, need)
-    pick, nodes = recommend(b.cat, w)
-    alts: list[Pick] = []
+    pick, nodes, alts = recommend_with_alternatives(b.cat, w)
     if pick is not None:
-        alts = alternatives(b.cat, w, pick)
         alts = lower_precision_alt(b, req, pick, alts)
         b.pick_notes(pick, req)
     else:
