@@ -111,14 +111,29 @@ def _copy(dst: Query, src: Query, name: str) -> None:
         setattr(dst, name, getattr(src, name))
 
 
-def alternatives(text: str, parse_one: Callable[[str], Query]) -> list[Query]:
+def alternatives(
+    text: str,
+    parse_one: Callable[[str], Query],
+    bare_card: Callable[[str], bool] | None = None,
+) -> list[Query]:
     """One query per alternative with the shared slots filled in, or [] when the question
-    does not compare anything (no slot differs, or an alternative names nothing to size)."""
+    does not compare anything (no slot differs, or an alternative names nothing to size).
+
+    ``bare_card`` is given when the whole question names a model or size: then "70b fp8 on
+    h100 or mi300x", where every other part is a card alone, is one model on several cards
+    and no part needs parsing (those parts could only differ in their cards)."""
     parts = split(text)
     thai_with = parts is None and "กับ" in text
     if thai_with:
         parts = [p for p in THAI_WITH.split(text.strip()) if p.strip()][:MAX_ITEMS]
     if parts is None or len(parts) < 2:
+        return []
+    if (
+        bare_card is not None
+        and not thai_with
+        and sum(map(bare_card, parts)) == len(parts) - 1
+        and not VERSUS.search(text)
+    ):
         return []
     qs = [parse_one(p) for p in parts]
     differing = [n for n in SLOTS if len({_slot(q, n) for q in qs} - {None}) >= 2]

@@ -91,6 +91,22 @@ def _read_paste(q: Query, s: str) -> str:
     return s[:start] + " " + s[end:]
 
 
+def _bare_card(part: str, catalog: Catalog) -> bool:
+    """Whether ``part`` is one card and nothing else ("mi300x"): once the card is cut only
+    spaces are left, so its parse could read no other slot, no model and no size."""
+    raw, _ = clean(part)
+    s = " " + raw.lower() + " "
+    if "'" in s or "." in s or DIGIT.search(s) is None or CONFIG_HINTS.search(s):
+        return False
+    if HELP.match(s) or FAQ_COMMAND.match(s):
+        return False
+    found = find_card(s, catalog_words(catalog), 0)
+    if found is None or found[3] or not (s[: found[0]] + s[found[1] :]).isspace():
+        return False
+    card, owned = card_named(catalog, catalog_words(catalog), found[2])
+    return card is not None or owned is not None
+
+
 def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     """Read one message against the catalog; never raises, whatever the text.
 
@@ -262,5 +278,9 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     if q.wants_limit and not q.has_subject:
         q.followup = True  # "max context?" asks about the last model
     if compare:
-        q.alternatives = alternatives(raw, lambda part: parse(part, catalog, False))
+        q.alternatives = alternatives(
+            raw,
+            lambda part: parse(part, catalog, False),
+            (lambda part: _bare_card(part, catalog)) if q.has_subject else None,
+        )
     return q
