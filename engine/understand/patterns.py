@@ -40,7 +40,10 @@ WHAT_FITS = re.compile(
     r"|\bjaki\s+najwi[eę]kszy|\bco\s+(?:mog[eę]|da\s+si[eę])\s+(?:uruchomi|odpali|postawi)"
     r"|\bwhat\s+(?:\w+\s+)?(?:will|would)\s+(?:fit|run)|\bwhat\s+runs\b"
 )
-CONTEXT_KM = re.compile(r"(?<![\w.$/:\-])(\d+(?:[.,]\d+)?)\s*(k|m)\b(?!\s*(?:usd|\$|b\b|gb\b))")
+# Number patterns open with one digit and check the character before it after that digit
+# ("\d(?<![\w.]\d)" = "(?<![\w.])\d"): a pattern that opens with a character class lets the
+# regex engine skip straight to the next digit instead of trying the lookbehind everywhere.
+CONTEXT_KM = re.compile(r"(\d(?<![\w.$/:\-]\d)\d*(?:[.,]\d+)?)\s*(k|m)\b(?!\s*(?:usd|\$|b\b|gb\b))")
 CONTEXT_WORD = re.compile(
     r"\b(?:ctx|context(?:\s+(?:length|window|size))?|kontekst\w*|seq(?:uence)?(?:\s+len(?:gth)?)?"
     r"|max[\s_-]*len|บริบท|ความยาว)\s*(?:of|=|:|o\s+d[lł]ugo[sś]ci|length|len)?\s*"
@@ -52,15 +55,15 @@ CONTEXT_WORD = re.compile(
 )
 # "16k context", "32k ctx", "8k kontekstu", "32k tokens of context": the number comes first.
 CONTEXT_BEFORE = re.compile(
-    r"(?<![\w.$/:\-])(\d{1,3}(?:[ ,]\d{3})+|\d+(?:[.,]\d+)?)\s*(" + THOUSANDS + r")?\s*"
+    r"(\d(?<![\w.$/:\-]\d)(?:\d{0,2}(?:[ ,]\d{3})+|\d*(?:[.,]\d+)?))\s*(" + THOUSANDS + r")?\s*"
     r"(?:tokens?\s+(?:of\s+)?|token[óo]w\s+)?(?:context(?:\s+(?:length|window|size))?|ctx"
     r"|kontekst\w*|บริบท)(?![\w=:])"
 )
 CONTEXT_TOKENS = re.compile(
-    r"(?<![\w.])" + GROUPED + r"\s*(" + THOUSANDS + r")?\s*"
+    r"(\d(?<![\w.]\d)(?:\d{0,2}(?:[ ,]\d{3})+|\d*))\s*(" + THOUSANDS + r")?\s*"
     r"(?:tokens?|tok|token[óo]w|tokeny|โทเคน)(?!\w)"
 )
-BIG_NUMBER = re.compile(r"(?<![\w.$/:\-,])(\d{4,8})(?![\w.]|\s*(?:gb|gib|usd|\$|b\b|-))")
+BIG_NUMBER = re.compile(r"(\d(?<![\w.$/:\-,]\d)\d{3,7})(?![\w.]|\s*(?:gb|gib|usd|\$|b\b|-))")
 BATCH = re.compile(
     r"\b(?:batch(?:[\s_-]*size)?|bs|partia|partii|partią|rozmiar\s+partii|แบตช์)\s*(?:of|=|:|x)?"
     r"\s*(\d+)\b"
@@ -76,12 +79,12 @@ BATCH = re.compile(
 # Every place a BATCH match can start: a digit run, or the first letters of one of its words.
 BATCH_STARTS = re.compile(r"\d+|batch|bs|parti|rozmiar|แบตช์|ผู้ใช้|คน")
 SIZE = re.compile(
-    r"(?<![\w.$])(\d+(?:[.,]\d+)?)\s*(b|t|bn|billion|trillion|mld|miliard\w*|bln)\b"
+    r"(\d(?<![\w.$]\d)\d*(?:[.,]\d+)?)\s*(b|t|bn|billion|trillion|mld|miliard\w*|bln)\b"
     r"(?!\s*/)(?:\s*(?:params?|parameters?|parametr\w*))?"
 )
-MOE_SIZE = re.compile(r"(?<![\w.])(\d+)\s*x\s*(\d+)\s*b\b")
+MOE_SIZE = re.compile(r"(\d(?<![\w.]\d)\d*)\s*x\s*(\d+)\s*b\b")
 VRAM_GB = re.compile(
-    r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(?:gb|gib|g)\b"
+    r"(\d(?<![\w.]\d)\d*(?:[.,]\d+)?)\s*(?:gb|gib|g)\b"
     r"(?:\s*(?:of\s+)?(?:vram|memory|card|gpu|karta|karty|karcie|pami[eę]ci))?"
 )
 MONEY = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*(k\b|grand\b|tys\b\.?|tysi[eę]c\w*|พัน)?"
