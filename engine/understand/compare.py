@@ -31,44 +31,54 @@ VERSUS = re.compile(r"\bvs\b|versus|kontra|compare|porówn|porown|เทีย�
 # Thai "กับ" ("with", "and") between two models compares them ("glm 4.5 air กับ qwen3 next
 # 80b อันไหนใช้ vram น้อยกว่า"); between a model and a card it stays a fit ("70b กับ 4090").
 THAI_WITH = re.compile(r"\s*กับ\s*")
-HINTS = re.compile(r"vs|versus|\bor\b|czy|albo|lub|kontra|หรือ|เทียบ|compare|porówn|porown|\d")
+# A question that names alternatives holds a digit or one of these words. Kept apart so each
+# regex opens with a character the regex engine can skip to ("o(?<!\wo)r" is "\bor").
+DIGIT = re.compile(r"\d")
+HINTS = re.compile(r"vs|versus|o(?<!\wo)r\b|czy|albo|lub|kontra|หรือ|เทียบ|compare|porówn|porown")
 SUBJECT = ("model", "model_score", "others", "model_words", "size_b", "unmatched_model")
 SLOTS = ("subject", "cards", "precision", "context_tokens", "vram_gb", "kv_dtype", "batch")
 SHARED = (*SLOTS, "task", "wants_fit", "wants_what_fits", "wants_limit")
-
-
-# Every SEPARATOR form holds one of these (after a space, lowered); Thai ones are checked as is.
-_SEPARATOR_WORDS = (" vs", " versus", " or", " czy", " albo", " lub", " kontra")
 
 
 # Where each CONTEXT_KM match ends (its digit, spaces, "k" or "m"): fewer than two, no list.
 _KM_END = re.compile(r"\d\s*[km]\b")
 
 
-def _may_separate(body: str) -> bool:
-    """A cheap superset of ``SEPARATOR.search``: most questions name no alternatives."""
+def _may_separate(body: str, low: str) -> bool:
+    """A cheap superset of ``SEPARATOR.search``: most questions name no alternatives.
+    Every SEPARATOR form holds one of its words after a space (``low`` is ``body.lower()``);
+    the Thai ones are checked as is."""
     if "หรือ" in body or "เทียบกับ" in body:
         return True
     if not body.isprintable() or "\u017f" in body:
         return True  # whitespace other than " ", or a long s (an "s" ignoring case): the regex
-    low = body.lower()
-    return any(w in low for w in _SEPARATOR_WORDS)
+    return (
+        " vs" in low
+        or " versus" in low
+        or " or" in low
+        or " czy" in low
+        or " albo" in low
+        or " lub" in low
+        or " kontra" in low
+    )
 
 
 def split(text: str) -> list[str] | None:
     """The alternatives a question names, each as its own text; None when it names one."""
-    if not HINTS.search(text.lower()):
+    if DIGIT.search(text) is None and HINTS.search(text.lower()) is None:
         return None
     body = text.strip().rstrip("?!. ")
     led = LEAD.match(body)
     if led:
         body = body[led.end() :]
-    parts = [p for p in SEPARATOR.split(body) if p.strip()] if _may_separate(body) else [body]
+    lowered = body.lower()
+    may = _may_separate(body, lowered)
+    parts = [p for p in SEPARATOR.split(body) if p.strip()] if may else [body]
     if len(parts) < 2 and led:
         parts = [p for p in AND.split(body) if p.strip()]
     if 2 <= len(parts) <= MAX_ITEMS:
         return [p.strip() for p in parts]
-    low = " " + body.lower() + " "
+    low = " " + lowered + " "
     if len(_KM_END.findall(low)) < 2:
         return None  # two context lengths need two "<digit> k/m" endings at least
     contexts = list(CONTEXT_KM.finditer(low))

@@ -36,6 +36,16 @@ _PL_WEAK = frozenset(["w", "na", "z", "i", "a", "mam", "dla"])  # also in Englis
 _ENGLISH_SHORTHAND = frozenset(("w/", "w/o", "b/c", "c/w"))
 _WORD_EDGES = ".,;:!?()[]{}<>\"'`*|=-/"
 _EN_LETTERS = re.compile(r"[a-z]{3,}")
+# What each listed word adds to (English, Polish): one dict lookup per word; a word not listed
+# is Polish only by a stem, which no word shorter than the shortest stem can start with.
+_WEIGHTS = {
+    w: (
+        int(w in _EN_WORDS),
+        (0.5 if w in _PL_WEAK else 1.0) if w in _PL_WORDS or w.startswith(_PL_STEMS) else 0.0,
+    )
+    for w in _EN_WORDS | _PL_WORDS
+}
+_SHORTEST_STEM = min(map(len, _PL_STEMS))
 
 
 def detect_lang(text: str) -> Lang | None:
@@ -53,10 +63,11 @@ def detect_lang(text: str) -> Lang | None:
         if w in _ENGLISH_SHORTHAND:
             continue
         w = w.strip(_WORD_EDGES)
-        if w in _EN_WORDS:
-            en += 1
-        if w in _PL_WORDS or w.startswith(_PL_STEMS):
-            pl += 0.5 if w in _PL_WEAK else 1.0
+        if (weights := _WEIGHTS.get(w)) is not None:
+            en += weights[0]
+            pl += weights[1]
+        elif len(w) >= _SHORTEST_STEM and w.startswith(_PL_STEMS):
+            pl += 1.0  # no stem is as short as a weak word
     if en and not _EN_LETTERS.search(low):
         en = 0  # English words of two letters alone ("do", "in") are shorthand, not English
     if pl > en or (pl and not en):

@@ -40,7 +40,10 @@ WHAT_FITS = re.compile(
     r"|\bjaki\s+najwi[eę]kszy|\bco\s+(?:mog[eę]|da\s+si[eę])\s+(?:uruchomi|odpali|postawi)"
     r"|\bwhat\s+(?:\w+\s+)?(?:will|would)\s+(?:fit|run)|\bwhat\s+runs\b"
 )
-CONTEXT_KM = re.compile(r"(?<![\w.$/:\-])(\d+(?:[.,]\d+)?)\s*(k|m)\b(?!\s*(?:usd|\$|b\b|gb\b))")
+# Number patterns open with one digit and check the character before it after that digit
+# ("\d(?<![\w.]\d)" = "(?<![\w.])\d"): a pattern that opens with a character class lets the
+# regex engine skip straight to the next digit instead of trying the lookbehind everywhere.
+CONTEXT_KM = re.compile(r"(\d(?<![\w.$/:\-]\d)\d*(?:[.,]\d+)?)\s*(k|m)\b(?!\s*(?:usd|\$|b\b|gb\b))")
 CONTEXT_WORD = re.compile(
     r"\b(?:ctx|context(?:\s+(?:length|window|size))?|kontekst\w*|seq(?:uence)?(?:\s+len(?:gth)?)?"
     r"|max[\s_-]*len|บริบท|ความยาว)\s*(?:of|=|:|o\s+d[lł]ugo[sś]ci|length|len)?\s*"
@@ -52,15 +55,15 @@ CONTEXT_WORD = re.compile(
 )
 # "16k context", "32k ctx", "8k kontekstu", "32k tokens of context": the number comes first.
 CONTEXT_BEFORE = re.compile(
-    r"(?<![\w.$/:\-])(\d{1,3}(?:[ ,]\d{3})+|\d+(?:[.,]\d+)?)\s*(" + THOUSANDS + r")?\s*"
+    r"(\d(?<![\w.$/:\-]\d)(?:\d{0,2}(?:[ ,]\d{3})+|\d*(?:[.,]\d+)?))\s*(" + THOUSANDS + r")?\s*"
     r"(?:tokens?\s+(?:of\s+)?|token[óo]w\s+)?(?:context(?:\s+(?:length|window|size))?|ctx"
     r"|kontekst\w*|บริบท)(?![\w=:])"
 )
 CONTEXT_TOKENS = re.compile(
-    r"(?<![\w.])" + GROUPED + r"\s*(" + THOUSANDS + r")?\s*"
+    r"(\d(?<![\w.]\d)(?:\d{0,2}(?:[ ,]\d{3})+|\d*))\s*(" + THOUSANDS + r")?\s*"
     r"(?:tokens?|tok|token[óo]w|tokeny|โทเคน)(?!\w)"
 )
-BIG_NUMBER = re.compile(r"(?<![\w.$/:\-,])(\d{4,8})(?![\w.]|\s*(?:gb|gib|usd|\$|b\b|-))")
+BIG_NUMBER = re.compile(r"(\d(?<![\w.$/:\-,]\d)\d{3,7})(?![\w.]|\s*(?:gb|gib|usd|\$|b\b|-))")
 BATCH = re.compile(
     r"\b(?:batch(?:[\s_-]*size)?|bs|partia|partii|partią|rozmiar\s+partii|แบตช์)\s*(?:of|=|:|x)?"
     r"\s*(\d+)\b"
@@ -73,15 +76,18 @@ BATCH = re.compile(
     r"|(?<![\w.$])(\d+)\s*(?:คน|ผู้ใช้|บทสนทนา|เซสชัน)"  # Thai runs words together: no edge
     r"|(?:ผู้ใช้|คน)(?:พร้อมกัน)?\s*(\d+)"
 )
-# Every place a BATCH match can start: a digit run, or the first letters of one of its words.
-BATCH_STARTS = re.compile(r"\d+|batch|bs|parti|rozmiar|แบตช์|ผู้ใช้|คน")
+# Every place a BATCH match can start: a digit run, or the first letters of one of its words
+# (each form after its first character, so the regex engine skips to those characters).
+BATCH_STARTS = re.compile(
+    r"[\dbprแผค](?:(?<=\d)\d*|(?<=b)atch|(?<=b)s|(?<=p)arti|(?<=r)ozmiar|(?<=แ)บตช์|(?<=ผ)ู้ใช้|(?<=ค)น)"
+)
 SIZE = re.compile(
-    r"(?<![\w.$])(\d+(?:[.,]\d+)?)\s*(b|t|bn|billion|trillion|mld|miliard\w*|bln)\b"
+    r"(\d(?<![\w.$]\d)\d*(?:[.,]\d+)?)\s*(b|t|bn|billion|trillion|mld|miliard\w*|bln)\b"
     r"(?!\s*/)(?:\s*(?:params?|parameters?|parametr\w*))?"
 )
-MOE_SIZE = re.compile(r"(?<![\w.])(\d+)\s*x\s*(\d+)\s*b\b")
+MOE_SIZE = re.compile(r"(\d(?<![\w.]\d)\d*)\s*x\s*(\d+)\s*b\b")
 VRAM_GB = re.compile(
-    r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(?:gb|gib|g)\b"
+    r"(\d(?<![\w.]\d)\d*(?:[.,]\d+)?)\s*(?:gb|gib|g)\b"
     r"(?:\s*(?:of\s+)?(?:vram|memory|card|gpu|karta|karty|karcie|pami[eę]ci))?"
 )
 MONEY = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*(k\b|grand\b|tys\b\.?|tysi[eę]c\w*|พัน)?"
@@ -187,6 +193,12 @@ def hint(*words: str) -> re.Pattern[str]:
     return re.compile("|".join(re.escape(w) for w in words))
 
 
+def whole_words(*words: str) -> str:
+    """``\\b(?:w1|w2|...)\\b`` for a test of whether it matches anywhere, each word opening with
+    a plain letter: written as "c(?<!\\wc)..." per word, the regex engine skips to those letters."""
+    return "|".join(f"{w[0]}(?<!\\w{w[0]}){w[1:]}\\b" for w in words)
+
+
 # (pattern, task, generic?, words one of which must be there for the pattern to be tried)
 _TASK_RULES: tuple[tuple[str, Task, bool, tuple[str, ...]], ...] = (
     (r"\bq[\s-]?lora\b", "qlora", False, ("lora",)),
@@ -218,10 +230,14 @@ _TASK_RULES: tuple[tuple[str, Task, bool, tuple[str, ...]], ...] = (
 TASKS = tuple(
     (hint(*hints), re.compile(rx), task, generic) for rx, task, generic, hints in _TASK_RULES
 )
-FIT = re.compile(
-    r"\b(?:fits?|fitting|will\s+it\s+run|can\s+(?:i|it|you)\s+run|run\s+on|on|in|into"
-    r"|mie[sś]ci\w*|zmie[sś]ci\w*|na|wystarcz\w*|enough)\b|พอไหม|รันบน|ใส่ได้|ได้ไหม|บน"
-)
+TASK_HINTS = hint(*sorted({w for rule in _TASK_RULES for w in rule[3]}))  # any TASKS gate
+FIT = re.compile(  # only ever asked whether it matches: see whole_words
+    whole_words(
+        "fits?", "fitting", r"will\s+it\s+run", r"can\s+(?:i|it|you)\s+run", r"run\s+on", "on",
+        "in", "into", r"mie[sś]ci\w*", r"zmie[sś]ci\w*", "na", r"wystarcz\w*", "enough",
+    )
+    + "|พอไหม|รันบน|ใส่ได้|ได้ไหม|บน"
+)  # fmt: skip
 LIMIT_CONTEXT = re.compile(
     r"\b(?:max(?:imum|imal)?|longest|biggest|largest|how\s+(?:long|much|big)(?:\s+an?)?"
     r"|najd[łl]u[żz]sz\w*|maksymaln\w*|najwi[eę]ksz\w*|maks\w*)\s+(?:\S+\s+){0,2}?"
@@ -249,9 +265,10 @@ CARDS_LIST = re.compile(
     r"(?:karty|kart|gpu|cennik)\b|\bjakie\s+(?:s[aą]\s+)?(?:dost[eę]pne\s+)?(?:karty|gpu)\b"
     r"|ขอดู(?:รายการ)?การ์ด|มีจีพียูอะไรบ้าง|มี\s*gpu\s*อะไรบ้าง|ดูราคาการ์ด"
 )
-CARD_INFO = re.compile(
-    r"\b(?:card|gpu|karta|specs?|info|about|specyfikacja|kosztuje|price|cost)\b|การ์ด|ราคา"
-)
+CARD_INFO = re.compile(  # only ever asked whether it matches
+    whole_words("card", "gpu", "karta", "specs?", "info", "about", "specyfikacja", "kosztuje",
+                "price", "cost") + "|การ์ด|ราคา"
+)  # fmt: skip
 HELP = re.compile(
     r"^\s*/?(?:help|start|pomoc|\?+|ช่วย(?:เหลือ)?|hi|hello|hey|cze[sś][cć]|siema|dzie[nń]\s+dobry"
     r"|สวัสดี(?:ครับ|ค่ะ)?)\s*[!?.]*\s*$"
@@ -339,7 +356,8 @@ NUMBER_WORD = re.compile(r"\d+(?:\.\d+)?")
 SMALL_VERSION = re.compile(r"[1-4](?:\.\d)?")
 LETTER = re.compile(r"[a-z]")
 ID_LIKE = re.compile(r"[a-z]{2}[\w.\-]*?\d|[a-z]/[a-z]|[a-z]:\w")  # on one short word
-EDGE_SEPARATORS = re.compile(r"(?<!\S)[-:/_.]+|[-:/_.]+(?!\S)")
+# Separators at a word's edge; "[-:/_.](?<!\S[-:/_.])" is "(?<!\S)[-:/_.]", opening with a class.
+EDGE_SEPARATORS = re.compile(r"[-:/_.](?:(?<!\S[-:/_.])[-:/_.]*|[-:/_.]*(?!\S))")
 GLUED_SIZE = re.compile(r"^([a-z][a-z]+)(\d+(?:\.\d+)?)b$")
 
 # Words that are never part of a model name (suggest.py reads this set too).

@@ -56,6 +56,7 @@ from engine.understand.patterns import (
     MAX_MENTIONS,
     MOE_SIZE,
     SIZE,
+    TASK_HINTS,
     TASKS,
     TENSOR_PARALLEL,
     WHAT_FITS,
@@ -218,7 +219,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     if digits:
         s, size_neighbor = read_numbers(q, s, pats)
 
-    for hint, rx, task, generic in TASKS:
+    for hint, rx, task, generic in TASKS if TASK_HINTS.search(s) else ():
         if hint.search(s) and rx.search(s):
             if q.task is None:
                 q.task, q.task_generic = task, generic
