@@ -261,16 +261,21 @@ def option(b: Builder, hw: Hardware, req: Request) -> FitOption:
 
 def _change(b: Builder, hw: Hardware, kind: str, req: Request, count: int) -> FitChange:
     total, room = room_on(b, hw, req)
-    return FitChange(
-        change=kind,
-        precision=req.precision,
-        kv_dtype=req.kv_dtype,
-        context_tokens=req.context_tokens,
-        batch=req.batch,
-        count=count,
-        total_gb=total,
-        headroom_gb=room,
-    )
+    c = _new(FitChange)  # every field given, stored in field order (no keyword call)
+    d = c.__dict__
+    d["change"] = kind
+    d["precision"] = req.precision
+    d["kv_dtype"] = req.kv_dtype
+    d["context_tokens"] = req.context_tokens
+    d["batch"] = req.batch
+    d["count"] = count
+    d["total_gb"] = _float(total)  # the generated __init__'s int-to-float step
+    d["headroom_gb"] = _float(room)
+    return c
+
+
+def _float(v: float) -> float:
+    return float(v) if v.__class__ is int else v
 
 
 def changes(
@@ -326,7 +331,7 @@ def more_cards(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
         asked = next(g for g in table if g.req is req)
         same = next((n for n in counts if holds_on(asked, n)), None)
         if same is not None:
-            out.append(_change(b, hw.times(same), "cards", req, same))
+            out.append(_cards(req, asked, unit, same, kv_heads, replicated))
     if same == counts[0]:
         return out
     asked_bytes = b.breakdown(req).parts["weights"]
@@ -337,6 +342,26 @@ def more_cards(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
             break
         lower = next((g for g in lighter if holds_on(g, n)), None)
         if lower is not None:
-            out.append(_change(b, hw.times(n), "cards", rung_request(b, req, lower), n))
+            out.append(_cards(req, lower, unit, n, kv_heads, replicated))
             break
     return out
+
+
+def _cards(
+    req: Request, g: Rung, unit: float, n: int, kv_heads: int | None, replicated: bool
+) -> FitChange:
+    """``_change(b, hw.times(n), "cards", rung_request(b, req, g), n)`` from the rung table:
+    its total and cache are that request's breakdown, and ``room_on`` on n cards of ``unit``
+    GB is ``holds_on``'s very sum (the rung's request differs from ``req`` in its weights)."""
+    room = unit * n - g.total - kv_extra_gb(g.kv, n, kv_heads, replicated) * n
+    c = _new(FitChange)  # every field given, stored in field order (no keyword call)
+    d = c.__dict__
+    d["change"] = "cards"
+    d["precision"] = g.precision
+    d["kv_dtype"] = req.kv_dtype
+    d["context_tokens"] = req.context_tokens
+    d["batch"] = req.batch
+    d["count"] = n
+    d["total_gb"] = _float(g.total)  # the generated __init__'s int-to-float step
+    d["headroom_gb"] = _float(room)
+    return c
