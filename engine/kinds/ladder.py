@@ -21,7 +21,7 @@ from engine.kinds.hardware import (
     owned_hardware,
     runnable,
 )
-from engine.kinds.probe import CTX_STEP, Probe, context_cap, max_context, max_users
+from engine.kinds.probe import CTX_STEP, Probe, context_cap, max_context, max_users, probe
 from engine.recommend import Workload, kv_extra_gb
 from engine.sizing import OVERHEAD_GB
 
@@ -261,15 +261,30 @@ def option(b: Builder, hw: Hardware, req: Request) -> FitOption:
 
 def _change(b: Builder, hw: Hardware, kind: str, req: Request, count: int) -> FitChange:
     total, room = room_on(b, hw, req)
-    c = _new(FitChange)  # every field given, stored in field order (no keyword call)
+    return _fit_change(kind, req, req.precision, req.context_tokens, req.batch, count, total, room)
+
+
+def _fit_change(
+    kind: str,
+    req: Request,
+    precision: str,
+    context_tokens: int,
+    batch: int,
+    count: int,
+    total: float,
+    room: float,
+) -> FitChange:
+    """``FitChange(...)`` of ``req`` with these fields, stored in field order (no keyword
+    call); the float fields keep the generated __init__'s int-to-float step."""
+    c = _new(FitChange)
     d = c.__dict__
     d["change"] = kind
-    d["precision"] = req.precision
+    d["precision"] = precision
     d["kv_dtype"] = req.kv_dtype
-    d["context_tokens"] = req.context_tokens
-    d["batch"] = req.batch
+    d["context_tokens"] = context_tokens
+    d["batch"] = batch
     d["count"] = count
-    d["total_gb"] = _float(total)  # the generated __init__'s int-to-float step
+    d["total_gb"] = _float(total)
     d["headroom_gb"] = _float(room)
     return c
 
@@ -291,12 +306,19 @@ def changes(
         kv8 = req.model_copy(update={"kv_dtype": "fp8"})
         if holds(b, hw, kv8):
             out.append(_change(b, hw, "kv_cache", kv8, hw.count))
+    # a shorter context or fewer users: the searches' own probe gives room_on's sums
     if 0 < mctx < req.context_tokens:
-        shorter = req.model_copy(update={"context_tokens": mctx})
-        out.append(_change(b, hw, "context", shorter, hw.count))
+        total, room = probe(b, hw, req).room_at(mctx, req.batch)
+        out.append(
+            _fit_change("context", req, req.precision, mctx, req.batch, hw.count, total, room)
+        )
     if 0 < mbatch < req.batch:
-        fewer = req.model_copy(update={"batch": mbatch})
-        out.append(_change(b, hw, "batch", fewer, hw.count))
+        total, room = probe(b, hw, req).room_at(req.context_tokens, mbatch)
+        out.append(
+            _fit_change(
+                "batch", req, req.precision, req.context_tokens, mbatch, hw.count, total, room
+            )
+        )
     if hw.card is not None or hw.owned is not None:
         out += more_cards(b, hw, req)
     return out
@@ -354,14 +376,4 @@ def _cards(
     its total and cache are that request's breakdown, and ``room_on`` on n cards of ``unit``
     GB is ``holds_on``'s very sum (the rung's request differs from ``req`` in its weights)."""
     room = unit * n - g.total - kv_extra_gb(g.kv, n, kv_heads, replicated) * n
-    c = _new(FitChange)  # every field given, stored in field order (no keyword call)
-    d = c.__dict__
-    d["change"] = "cards"
-    d["precision"] = g.precision
-    d["kv_dtype"] = req.kv_dtype
-    d["context_tokens"] = req.context_tokens
-    d["batch"] = req.batch
-    d["count"] = n
-    d["total_gb"] = _float(g.total)  # the generated __init__'s int-to-float step
-    d["headroom_gb"] = _float(room)
-    return c
+    return _fit_change("cards", req, g.precision, req.context_tokens, req.batch, n, g.total, room)
