@@ -111,8 +111,12 @@ def decode_for(
 def make_pick(
     catalog: Catalog, card: Card, count: int, w: Workload, reason: str | None = None
 ) -> Pick:
-    list_usd, pct, price = set_price(catalog, card, count)
+    row = _pick_rows(catalog).get((card.name, count))
+    if row is None or row[0] is not card:  # a set the fleet does not offer: the long way
+        row = _pick_row(catalog, card, count)
+    _, list_usd, pct, price, hourly, bw_one, bw_n = row
     headroom = set_headroom_gb(card, count, w)
+    read = w.weights_read_gb
     # Trusted numbers computed here: stored straight (Pick.model_construct with every field
     # given, the defaults loop skipped), as this runs for every configuration shown
     p = _new(Pick)
@@ -125,14 +129,29 @@ def make_pick(
     d["list_usd"] = list_usd
     d["discount_pct"] = pct
     d["reason"] = reason
-    d["decode_tok_s"] = decode_for(card, count, w.weights_read_gb, w.layer_split)
-    d["hourly_usd"] = card.hourly_usd * count if card.hourly_usd is not None else None
+    # decode_for(card, count, read, split): bandwidth x (1 if split else count) / read
+    d["decode_tok_s"] = ((bw_one if w.layer_split else bw_n) / read) if read else None
+    d["hourly_usd"] = hourly
     d["precision"] = None
     d["need_gb"] = None
     return p
 
 
 _new = object.__new__
+_PickRow = tuple[Card, float, float, float, float | None, float, float]
+
+
+@lru_cache(maxsize=8)
+def _pick_rows(catalog: Catalog) -> dict[tuple[str, int], _PickRow]:
+    """What ``make_pick`` reads of every set the fleet offers, computed once per catalog."""
+    return {(c.name, n): _pick_row(catalog, c, n) for c, n, _, _ in _sets(catalog)}
+
+
+def _pick_row(catalog: Catalog, card: Card, count: int) -> _PickRow:
+    """(card, list price, discount %, price, hourly price, bandwidth x 1, x count)."""
+    list_usd, pct, price = set_price(catalog, card, count)
+    hourly = card.hourly_usd * count if card.hourly_usd is not None else None
+    return card, list_usd, pct, price, hourly, card.bandwidth_gbps * 1, card.bandwidth_gbps * count
 
 
 def set_allowed(card: Card, count: int, w: Workload) -> str | None:
@@ -231,6 +250,12 @@ def _options(catalog: Catalog, w: Workload) -> list[_Option]:
 
 
 _by_price_then_speed = itemgetter(0, 1)
+
+
+@lru_cache(maxsize=8)
+def cheapest_price(catalog: Catalog) -> float:
+    """The lowest monthly price of any set the fleet offers: no pick costs less."""
+    return min(s[3] for s in _sets(catalog))
 
 
 @lru_cache(maxsize=8)

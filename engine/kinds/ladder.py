@@ -21,9 +21,9 @@ from engine.kinds.hardware import (
     owned_hardware,
     runnable,
 )
-from engine.kinds.probe import CTX_STEP, Probe, context_cap, max_context, max_users
+from engine.kinds.probe import CTX_STEP, Probe, context_cap, max_context, max_users, probe
 from engine.recommend import Workload, kv_extra_gb
-from engine.sizing import OVERHEAD_GB
+from engine.sizing import OVERHEAD_GB, kv_cache_gb
 
 __all__ = [  # the hardware helpers and the limit searches are reached through this module too
     "CTX_STEP",
@@ -64,12 +64,6 @@ def room_on(b: Builder, hw: Hardware, req: Request) -> tuple[float, float]:
         kv = bd.parts["kv_cache"]
         extra = kv_extra_gb(kv, count, None if m.mla else m.kv_heads, bool(m.mla))
     return total, hw.vram_gb - total - extra * count
-
-
-def holds(b: Builder, hw: Hardware, req: Request) -> bool:
-    """One check at the request's own context and batch: the sums a Probe would redo are
-    the (memoised) breakdown's, term for term."""
-    return runnable(b, hw, req) and room_on(b, hw, req)[1] >= 0
 
 
 def with_precision(b: Builder, req: Request, precision: str) -> Request:
@@ -261,16 +255,38 @@ def option(b: Builder, hw: Hardware, req: Request) -> FitOption:
 
 def _change(b: Builder, hw: Hardware, kind: str, req: Request, count: int) -> FitChange:
     total, room = room_on(b, hw, req)
-    return FitChange(
-        change=kind,
-        precision=req.precision,
-        kv_dtype=req.kv_dtype,
-        context_tokens=req.context_tokens,
-        batch=req.batch,
-        count=count,
-        total_gb=total,
-        headroom_gb=room,
+    return _fit_change(
+        kind, req.precision, req.kv_dtype, req.context_tokens, req.batch, count, total, room
     )
+
+
+def _fit_change(
+    kind: str,
+    precision: str,
+    kv_dtype: str,
+    context_tokens: int,
+    batch: int,
+    count: int,
+    total: float,
+    room: float,
+) -> FitChange:
+    """``FitChange(...)`` with these fields, stored in field order (no keyword
+    call); the float fields keep the generated __init__'s int-to-float step."""
+    c = _new(FitChange)
+    d = c.__dict__
+    d["change"] = kind
+    d["precision"] = precision
+    d["kv_dtype"] = kv_dtype
+    d["context_tokens"] = context_tokens
+    d["batch"] = batch
+    d["count"] = count
+    d["total_gb"] = _float(total)
+    d["headroom_gb"] = _float(room)
+    return c
+
+
+def _float(v: float) -> float:
+    return float(v) if v.__class__ is int else v
 
 
 def changes(
@@ -282,16 +298,43 @@ def changes(
         return out
     if best is not None and best.precision != req.precision:
         out.append(_change(b, hw, "precision", best, hw.count))
-    if req.kv_dtype != "fp8":
-        kv8 = req.model_copy(update={"kv_dtype": "fp8"})
-        if holds(b, hw, kv8):
-            out.append(_change(b, hw, "kv_cache", kv8, hw.count))
+    if req.kv_dtype != "fp8" and runnable(b, hw, req):  # the cache's type does not matter
+        # ``holds`` of req with an FP8 cache: its breakdown differs in the cache part only
+        # (weights + kv_cache_gb + overhead, the order ``Breakdown.total`` sums them in)
+        m = req.model
+        kv = kv_cache_gb(m, b.cat.kv_by_name["fp8"].bytes, req.context_tokens, req.batch)
+        total = b.breakdown(req).parts["weights"] + kv + OVERHEAD_GB
+        extra = 0.0  # room_on's copied cache
+        if hw.count > 1 and (hw.card is not None or hw.owned is not None):
+            extra = kv_extra_gb(kv, hw.count, None if m.mla else m.kv_heads, bool(m.mla))
+        room = hw.vram_gb - total - extra * hw.count
+        if room >= 0:
+            ctx, batch = req.context_tokens, req.batch
+            out.append(
+                _fit_change("kv_cache", req.precision, "fp8", ctx, batch, hw.count, total, room)
+            )
+    # a shorter context or fewer users: the searches' own probe gives room_on's sums
     if 0 < mctx < req.context_tokens:
-        shorter = req.model_copy(update={"context_tokens": mctx})
-        out.append(_change(b, hw, "context", shorter, hw.count))
+        total, room = probe(b, hw, req).room_at(mctx, req.batch)
+        out.append(
+            _fit_change(
+                "context", req.precision, req.kv_dtype, mctx, req.batch, hw.count, total, room
+            )
+        )
     if 0 < mbatch < req.batch:
-        fewer = req.model_copy(update={"batch": mbatch})
-        out.append(_change(b, hw, "batch", fewer, hw.count))
+        total, room = probe(b, hw, req).room_at(req.context_tokens, mbatch)
+        out.append(
+            _fit_change(
+                "batch",
+                req.precision,
+                req.kv_dtype,
+                req.context_tokens,
+                mbatch,
+                hw.count,
+                total,
+                room,
+            )
+        )
     if hw.card is not None or hw.owned is not None:
         out += more_cards(b, hw, req)
     return out
@@ -326,7 +369,7 @@ def more_cards(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
         asked = next(g for g in table if g.req is req)
         same = next((n for n in counts if holds_on(asked, n)), None)
         if same is not None:
-            out.append(_change(b, hw.times(same), "cards", req, same))
+            out.append(_cards(req, asked, unit, same, kv_heads, replicated))
     if same == counts[0]:
         return out
     asked_bytes = b.breakdown(req).parts["weights"]
@@ -337,6 +380,18 @@ def more_cards(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
             break
         lower = next((g for g in lighter if holds_on(g, n)), None)
         if lower is not None:
-            out.append(_change(b, hw.times(n), "cards", rung_request(b, req, lower), n))
+            out.append(_cards(req, lower, unit, n, kv_heads, replicated))
             break
     return out
+
+
+def _cards(
+    req: Request, g: Rung, unit: float, n: int, kv_heads: int | None, replicated: bool
+) -> FitChange:
+    """``_change(b, hw.times(n), "cards", rung_request(b, req, g), n)`` from the rung table:
+    its total and cache are that request's breakdown, and ``room_on`` on n cards of ``unit``
+    GB is ``holds_on``'s very sum (the rung's request differs from ``req`` in its weights)."""
+    room = unit * n - g.total - kv_extra_gb(g.kv, n, kv_heads, replicated) * n
+    return _fit_change(
+        "cards", g.precision, req.kv_dtype, req.context_tokens, req.batch, n, g.total, room
+    )

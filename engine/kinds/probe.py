@@ -111,6 +111,15 @@ class Probe:
                 hi = mid - 1
         return lo
 
+    def room_at(self, context_tokens: int, batch: int) -> tuple[float, float]:
+        """``room_on`` of the request at another context or batch (total GB, GB left): the
+        breakdown's sums (``kv_cache_gb``, weights + cache + overhead), term for term."""
+        kv = self._grow(context_tokens) * batch / GB
+        total = self.weights + kv + OVERHEAD_GB
+        share, count = self.share, self.count
+        extra = kv * share - kv / count if share is not None and kv else 0.0
+        return total, self.vram - total - extra * count
+
     def _fits_tokens(self, mid: int, batch: int) -> bool:
         """The ``longest`` probe of ``mid`` steps, no copied cache (the very sums)."""
         tokens = mid * CTX_STEP
@@ -178,7 +187,7 @@ def max_context(b: Builder, hw: Hardware, req: Request) -> int:
     hit = b.memo.get(key)
     if hit is not None:
         return int(hit[2])
-    tokens = _probe(b, hw, req).longest(req.batch, context_cap(req) // CTX_STEP) * CTX_STEP
+    tokens = probe(b, hw, req).longest(req.batch, context_cap(req) // CTX_STEP) * CTX_STEP
     b.memo[key] = (hw, req, tokens)
     return tokens
 
@@ -191,12 +200,12 @@ def max_users(b: Builder, hw: Hardware, req: Request) -> int:
     hit = b.memo.get(key)
     if hit is not None:
         return int(hit[2])
-    lo = _probe(b, hw, req).most_users(req.context_tokens)
+    lo = probe(b, hw, req).most_users(req.context_tokens)
     b.memo[key] = (hw, req, lo)
     return lo
 
 
-def _probe(b: Builder, hw: Hardware, req: Request) -> Probe:
+def probe(b: Builder, hw: Hardware, req: Request) -> Probe:
     """One Probe per hardware and request for the answer: both searches read the same one
     (a probe only reads what it was built with)."""
     key = ("probe", id(hw), id(req))

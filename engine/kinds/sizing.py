@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine.answer_types import Answer, Pick, Request
 from engine.kinds import ladder
 from engine.kinds.base import Builder
-from engine.recommend import recommend, recommend_with_alternatives
+from engine.recommend import cheapest_price, recommend, recommend_with_alternatives
 from engine.sizing import quick_rule_gb, training
 from engine.text.blocks import describe
 
@@ -67,6 +67,8 @@ def training_notes(b: Builder, req: Request) -> None:
 def lower_precision_alt(b: Builder, req: Request, pick: Pick, alts: list[Pick]) -> list[Pick]:
     """Quantizing onto a small card often beats full precision on a big one."""
     if req.task != "inference" or len(alts) >= 2:
+        return alts
+    if pick.monthly_usd * 0.6 < cheapest_price(b.cat):  # no rental is that much cheaper
         return alts
     current = b.cat.precision_by_name[req.precision]
     for lower in ("fp8", "int4"):
