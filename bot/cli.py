@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import sys
 import time
@@ -20,8 +19,6 @@ from bot.terminal import present, setup_readline
 if TYPE_CHECKING:  # the engine and the settings stack load only for the commands that need them
     from bot.settings import Settings
     from engine import Answer, Catalog, Context
-
-log = logging.getLogger("vramchat.cli")
 
 FORMATS = ("text", "markdown", "json")
 NOT_UNDERSTOOD = ("help", "clarify", "error")  # `vram ask` exits 1 for these
@@ -95,7 +92,11 @@ def _ask(text: str, lang: str | None, cat: Catalog, previous: Context | None = N
 
     start = time.perf_counter()
     answer = ask(text, lang, catalog=cat, previous=previous)
-    log.info(
+    if not os.environ.get("VRAMCHAT_LOG_LEVEL"):
+        return answer  # nothing below WARNING is shown: `vram ask` need not load logging
+    import logging
+
+    logging.getLogger("vramchat.cli").info(
         "rid=%s platform=cli kind=%s lang=%s latency_ms=%.2f",
         os.urandom(4).hex(),  # a request id, as the bots log (uuid costs ~2 ms to import)
         answer.kind,
@@ -398,15 +399,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    level = os.environ.get("VRAMCHAT_LOG_LEVEL")
-    logging.basicConfig(
-        level=getattr(logging, (level or "WARNING").upper(), logging.WARNING),
-        format="%(asctime)s %(levelname)s %(name)s %(message)s",
-    )
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         args = parser.parse_args(["chat", *(argv or [])])
+    level = os.environ.get("VRAMCHAT_LOG_LEVEL")
+    if level or args.func is not cmd_ask:  # one answer logs nothing unless a level is set
+        import logging
+
+        logging.basicConfig(
+            level=getattr(logging, (level or "WARNING").upper(), logging.WARNING),
+            format="%(asctime)s %(levelname)s %(name)s %(message)s",
+        )
     try:
         return int(args.func(args))
     except BrokenPipeError:  # `vram ask ... | head`: the reader left, which is fine

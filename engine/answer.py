@@ -20,6 +20,7 @@ from engine.kinds.fit import fit, limit
 from engine.kinds.fleet import budget, card, cards, what_fits
 from engine.kinds.sizing import sizing
 from engine.kinds.talk import clarify, faq, faq_index, help_answer, invalid_option
+from engine.lazyre import lazy
 from engine.models import Lang
 from engine.recommend import set_allowed, set_headroom_gb
 from engine.request import RequestOptions, apply_options, build_request
@@ -40,7 +41,7 @@ MAX_COMPARE = 4  # items side by side, as many as a typed "X vs Y vs Z vs W"
 _SHARED = ("precision", "context_tokens", "kv_dtype", "batch")
 _SUBJECT = ("model", "model_score", "others", "model_words", "size_b", "pasted", "shape")
 
-_FAQ_INDEX = re.compile(r"^\s*/?(?:faq|pytania|czesto zadawane|คำถามที่พบบ่อย)\s*[?!.]*\s*$", re.I)
+_FAQ_INDEX = lazy(r"^\s*/?(?:faq|pytania|czesto zadawane|คำถามที่พบบ่อย)\s*[?!.]*\s*$", re.I)
 
 
 @lru_cache(maxsize=1)

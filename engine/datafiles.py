@@ -8,14 +8,14 @@ Every problem is a :class:`CatalogError` naming the file, the entry and the fiel
 
 from __future__ import annotations
 
-import re
 from typing import Any, TypeVar
 
 from engine.errors import CatalogError
 from engine.frozen import Frozen
+from engine.lazyre import lazy
 from engine.models import LANGS, HardwareFile, ModelSpec
 
-_PLACEHOLDER = re.compile(r"\{(\w+)")
+_PLACEHOLDER = lazy(r"\{(\w+)")
 
 M = TypeVar("M", bound=Frozen)
 

@@ -7,7 +7,7 @@ arithmetic. The parser, the typed request options and autocomplete all read coun
 
 from __future__ import annotations
 
-import re
+from engine.lazyre import lazy
 
 MAX_QUERY_CHARS = 4096  # counted after Unicode normalisation
 DEFAULT_CONTEXT = 8192
@@ -25,7 +25,7 @@ MAX_CARDS = 1024
 
 # A unit's first letter: "k", "tys.", "thousand", "พัน" -> 1024; "m", "mln", "million" -> 1024^2.
 _UNITS = {"k": K_TOKENS, "t": K_TOKENS, "พ": K_TOKENS, "m": M_TOKENS}
-_TOKEN_COUNT = re.compile(r"^\s*(\d+(?:[.,]\d+)?)\s*([kKmM])?\s*$")
+_TOKEN_COUNT = lazy(r"^\s*(\d+(?:[.,]\d+)?)\s*([kKmM])?\s*$")
 
 
 def tokens(value: float, unit: str | None = None) -> int:

@@ -9,11 +9,11 @@ those rules so parsing and answering only call into it.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from engine.answer_types import ModelRef, Request, WeightParts
 from engine.catalog import Catalog
+from engine.lazyre import lazy
 from engine.models import ModelSpec, Task
 from engine.sizing import mixed_weights_gb
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 BASELINE = "bf16"
 OLLAMA_DEFAULT = "q4_k_m"  # what library tags without a quantisation suffix serve
 # "llama3.1:70b", "gpt-oss:120b", "qwen3:latest": a name, a colon and a size or "latest".
-_OLLAMA_TAG = re.compile(r"(?<![\w./:-])[a-z][\w.\-]*:(?:\d+(?:\.\d+)?b|\d+x\d+b|latest)(?![\w.])")
+_OLLAMA_TAG = lazy(r"(?<![\w./:-])[a-z][\w.\-]*:(?:\d+(?:\.\d+)?b|\d+x\d+b|latest)(?![\w.])")
 VLLM_DEFAULT_SHARE = 0.10  # vLLM takes 90% of a card by default: a fit inside 10% is an edge
 
 

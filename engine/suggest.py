@@ -9,11 +9,11 @@ by the catalog name, so picking a completion keeps the rest of the question.
 
 from __future__ import annotations
 
-import logging
 import re
 from functools import lru_cache
 
 from engine.catalog import Catalog, norm
+from engine.lazyre import lazy
 from engine.limits import parse_token_count
 from engine.models import ModelSpec
 from engine.understand import (
@@ -35,7 +35,13 @@ __all__ = [
     "suggest_models",
 ]
 
-log = logging.getLogger("vramchat.suggest")
+
+def _log_failure(message: str, *args: object) -> None:
+    """Logged only when a suggestion fails, so importing the engine does not load logging."""
+    import logging
+
+    logging.getLogger("vramchat.suggest").exception(message, *args)
+
 
 MAX_CHOICE_CHARS = 100  # Discord's limit for a choice's name and value; Telegram's is larger
 MAX_PREFIX_CHARS = 200  # nobody autocompletes an essay; longer input is cut before matching
@@ -52,10 +58,10 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_SEARCH_SIZE = re.compile(r"\b(\d+(?:\.\d+)?)\s?b\b", re.IGNORECASE)
+_SEARCH_SIZE = lazy(r"\b(\d+(?:\.\d+)?)\s?b\b", re.IGNORECASE)
 SEARCH_CUTOFF = 70.0  # a fuzzy hit in a model search must be this good to be listed
-_CONTEXT_TOKEN = re.compile(r"^\d+(?:[.,]\d+)?[km]$")
-_NUMBER = re.compile(r"^\d+(?:[.,]\d+)?$")
+_CONTEXT_TOKEN = lazy(r"^\d+(?:[.,]\d+)?[km]$")
+_NUMBER = lazy(r"^\d+(?:[.,]\d+)?$")
 # Words that qualify a request rather than name a model (precisions come from the catalog).
 _MODIFIER_WORDS = _words(
     "ctx context kontekst batch bs partia users user tokens token bit bits kv cache lora qlora "
@@ -166,7 +172,7 @@ def suggest_models(catalog: Catalog, prefix: str, limit: int = 25) -> list[tuple
     try:
         return _suggest_models(catalog, prefix or "", max(0, limit))
     except Exception:  # autocomplete must never break typing
-        log.exception("model suggestions failed for a %d-character prefix", len(prefix or ""))
+        _log_failure("model suggestions failed for a %d-character prefix", len(prefix or ""))
         return []
 
 
@@ -216,7 +222,7 @@ def replace_model(catalog: Catalog, text: str, name: str) -> str:
             return " ".join([name, *tokens])
         return " ".join([*before, name, *after])
     except Exception:  # a menu pick must still ask something sensible
-        log.exception("replace_model failed; asking for the picked name alone")
+        _log_failure("replace_model failed; asking for the picked name alone")
         return name
 
 
@@ -267,7 +273,7 @@ def suggest_cards(catalog: Catalog, prefix: str, limit: int = 25) -> list[tuple[
     try:
         return _suggest_cards(catalog, prefix or "", max(0, limit))
     except Exception:  # autocomplete must never break typing
-        log.exception("card suggestions failed for a %d-character prefix", len(prefix or ""))
+        _log_failure("card suggestions failed for a %d-character prefix", len(prefix or ""))
         return []
 
 

@@ -4,7 +4,6 @@ holds, one card's facts and the whole price list.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 from engine.answer_types import Answer, BudgetOption, Fit
 from engine.catalog import Catalog
 from engine.kinds.base import Builder
+from engine.lazyre import lazy
 from engine.limits import DEFAULT_CONTEXT
 from engine.models import Card, ModelSpec
 from engine.recommend import Workload, decode_for, recommend, set_allowed, set_price
@@ -33,7 +33,7 @@ class ServingRow(BudgetOption):
 
 
 # "for coding", "do kodu", "programowania", "เขียนโค้ด": the capacity list keeps code models only
-CODING = re.compile(r"\b(?:cod(?:e|ing|er)|programm\w*|programow\w*|kod\w*)\b|โค้ด|เขียนโปรแกรม")
+CODING = lazy(r"\b(?:cod(?:e|ing|er)|programm\w*|programow\w*|kod\w*)\b|โค้ด|เขียนโปรแกรม")
 CURRENT_MONTHS = 18  # models released this long before the newest count as current
 
 

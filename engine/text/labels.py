@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from engine.answer_types import Answer, Fit, Pick, Request, Section
 from engine.catalog import Catalog
 from engine.catalog_cache import per_catalog
+from engine.lazyre import lazy
 from engine.text.voice import Voice, ctx_label, message_tables, percent_template
 
 
@@ -71,7 +71,7 @@ def alt_line(v: Voice, p: Pick) -> str:
     return f"{base}: {reason}"
 
 
-_FIELD = re.compile(r"(?<!%)(?:%%)*%\((\w+)\)s")  # the names a %-template fills
+_FIELD = lazy(r"(?<!%)(?:%%)*%\((\w+)\)s")  # the names a %-template fills
 _MEMORY_PARTS = (
     "weights",
     "kv_cache",

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from engine.catalog import Catalog, norm
+from engine.lazyre import lazy
 from engine.models import Card, OwnedCard
 from engine.understand.inflect import base_form
 from engine.understand.model_index import model_index, model_key
@@ -79,9 +80,9 @@ def catalog_words(catalog: Catalog) -> CatalogWords:
     cards = trie(names | owned, r"[\s-]*")  # owned cards (hardware.yaml) are found too
     precisions = trie(set(catalog.precision_alias), r"[\s_-]*")
     return CatalogWords(
-        card_scan=re.compile(cards),
-        precision=re.compile(r"(?<![\w.])(" + precisions + r")(?![\w.])"),
-        precision_scan=re.compile(precisions),
+        card_scan=lazy(cards),
+        precision=lazy(r"(?<![\w.])(" + precisions + r")(?![\w.])"),
+        precision_scan=lazy(precisions),
         precision_compact={
             PRECISION_SEPARATORS.sub("", alias): name
             for alias, name in sorted(catalog.precision_alias.items())
@@ -92,7 +93,7 @@ def catalog_words(catalog: Catalog) -> CatalogWords:
     )
 
 
-_NAME_NUMBER = re.compile(r"\d{4}|\d+m")
+_NAME_NUMBER = lazy(r"\d{4}|\d+m")
 
 
 def _name_numbers(catalog: Catalog) -> dict[str, frozenset[str]]:
@@ -116,15 +117,15 @@ def names_number(pats: CatalogWords, token: str, text: str) -> bool:
 
 # A Mac is plain unified memory ("128 GB mac", "mac studio 192gb"): the word is hardware, never
 # part of a model name; the amount said beside it is the capacity.
-MAC = re.compile(
+MAC = lazy(
     r"(?<![\w.])(?:apple\s+)?(?:mac(?:book(?:\s*pro|\s*air)?|\s*studio|\s*mini|\s*pro)?|imac)"
     r"(?:\s+m[1-5](?:\s*(?:pro|max|ultra))?)?(?![\w.])",
     re.IGNORECASE,
 )
 
-COUNT_BEFORE = re.compile(r"(?<![\w.])" + COUNT + r"\s*(?:x|\*|of)?\s*(?:" + CARD_NOUN + r"\s+)?$")
-COUNT_HINT = re.compile(r"\d|" + "|".join(COUNT_WORDS))
-AFTER_CARD = re.compile(r"s?\b(?:\s*(?:x|\*)\s*(\d+)\b)?")
+COUNT_BEFORE = lazy(r"(?<![\w.])" + COUNT + r"\s*(?:x|\*|of)?\s*(?:" + CARD_NOUN + r"\s+)?$")
+COUNT_HINT = lazy(r"\d|" + "|".join(COUNT_WORDS))
+AFTER_CARD = lazy(r"s?\b(?:\s*(?:x|\*)\s*(\d+)\b)?")
 
 
 def find_card(s: str, pats: CatalogWords, pos: int) -> tuple[int, int, str, str | None] | None:

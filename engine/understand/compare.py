@@ -15,33 +15,34 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from engine.lazyre import lazy
 from engine.understand.patterns import CONTEXT_KM
 from engine.understand.query import Query
 
 MAX_ITEMS = 4
 # " vs ", " versus ", " or ", Polish " czy " / " albo " / " lub ", Thai "หรือ" / "เทียบกับ"
-SEPARATOR = re.compile(
+SEPARATOR = lazy(
     r"\s+(?:vs\.?|versus|or|czy|albo|lub|kontra)\s+|\s*(?:หรือ|เทียบกับ)\s*", re.IGNORECASE
 )
-LEAD = re.compile(r"^\s*(?:compare|porównaj|porownaj|เปรียบเทียบ|เทียบ)\s+", re.IGNORECASE)
-AND = re.compile(r"\s+(?:and|with|i|oraz|และ)\s+|\s*กับ\s*", re.IGNORECASE)
+LEAD = lazy(r"^\s*(?:compare|porównaj|porownaj|เปรียบเทียบ|เทียบ)\s+", re.IGNORECASE)
+AND = lazy(r"\s+(?:and|with|i|oraz|และ)\s+|\s*กับ\s*", re.IGNORECASE)
 # Words that make "X vs Y" a comparison even of one model on two cards ("4090 vs 5090 for
 # qwen3 32b"); a plain "or" there stays the fit answer that checks every card it names.
-VERSUS = re.compile(r"\bvs\b|versus|kontra|compare|porówn|porown|เทียบ", re.IGNORECASE)
+VERSUS = lazy(r"\bvs\b|versus|kontra|compare|porówn|porown|เทียบ", re.IGNORECASE)
 # Thai "กับ" ("with", "and") between two models compares them ("glm 4.5 air กับ qwen3 next
 # 80b อันไหนใช้ vram น้อยกว่า"); between a model and a card it stays a fit ("70b กับ 4090").
-THAI_WITH = re.compile(r"\s*กับ\s*")
+THAI_WITH = lazy(r"\s*กับ\s*")
 # A question that names alternatives holds a digit or one of these words. Kept apart so each
 # regex opens with a character the regex engine can skip to ("o(?<!\wo)r" is "\bor").
-DIGIT = re.compile(r"\d")
-HINTS = re.compile(r"vs|versus|o(?<!\wo)r\b|czy|albo|lub|kontra|หรือ|เทียบ|compare|porówn|porown")
+DIGIT = lazy(r"\d")
+HINTS = lazy(r"vs|versus|o(?<!\wo)r\b|czy|albo|lub|kontra|หรือ|เทียบ|compare|porówn|porown")
 SUBJECT = ("model", "model_score", "others", "model_words", "size_b", "unmatched_model")
 SLOTS = ("subject", "cards", "precision", "context_tokens", "vram_gb", "kv_dtype", "batch")
 SHARED = (*SLOTS, "task", "wants_fit", "wants_what_fits", "wants_limit")
 
 
 # Where each CONTEXT_KM match ends (its digit, spaces, "k" or "m"): fewer than two, no list.
-_KM_END = re.compile(r"\d\s*[km]\b")
+_KM_END = lazy(r"\d\s*[km]\b")
 
 
 def _may_separate(body: str, low: str) -> bool:

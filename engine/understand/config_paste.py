@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from engine.lazyre import lazy
 from engine.models import MLA, LayerTypes, ModelSpec, MoE, NativePrecision
 from engine.understand.patterns import hint
 
@@ -22,7 +23,7 @@ CONFIG_HINTS = hint(
     "num_hidden_layers", "num_attention_heads", "hidden_size", "num_key_value_heads", "n_layer",
 )  # fmt: skip
 # '"num_hidden_layers": 80,' or 'num_hidden_layers = 80' or "'sliding_window': null"
-_KEY_VALUE = re.compile(
+_KEY_VALUE = lazy(
     r"[\"']?([a-z_][a-z0-9_]{1,40})[\"']?\s*[:=]\s*"
     r"(\"[^\"\n]{0,200}\"|'[^'\n]{0,200}'|-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|true|false|null|none"
     r"|\[[^\[\]]{0,4000}\])",

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from engine.catalog import Catalog
 from engine.catalog_cache import per_catalog
+from engine.lazyre import lazy
 from engine.understand.catalog_words import trie
 
 FAQ_MIN_SCORE = 1.5  # one keyword of a few letters is not enough to call it an FAQ
@@ -49,7 +50,7 @@ def faq_index(catalog: Catalog) -> FaqIndex:
         topics=tuple(t.id for t in catalog.faq),
         anchors={g: tuple(v) for g, v in anchors.items()},
         short=tuple(short),
-        anchor_scan=re.compile("(?=(" + trie(set(anchors), " ") + "))"),
+        anchor_scan=lazy("(?=(" + trie(set(anchors), " ") + "))"),
         ids=frozenset(t.id for t in catalog.faq),
     )
 

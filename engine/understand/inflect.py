@@ -7,8 +7,9 @@ is only taken off when what remains is a vocabulary word, so nothing is guessed.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
+
+from engine.lazyre import lazy
 
 # (ending, what replaces it), longest endings first: "llamie" -> "llama", "qwenem" -> "qwen".
 _ENDINGS = (
@@ -23,7 +24,7 @@ _BY_LAST: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 
-_TRAILING_VERSION = re.compile(r"(?<=[^\d.])[\d.]+$")
+_TRAILING_VERSION = lazy(r"(?<=[^\d.])[\d.]+$")
 
 
 def base_form(word: str, vocab: Collection[str]) -> str:

@@ -4,12 +4,11 @@ words; plain sizing shorthand ("70b int4") says nothing and leaves it to the pla
 
 from __future__ import annotations
 
-import re
-
+from engine.lazyre import lazy
 from engine.models import Lang
 
-_THAI = re.compile(r"[\u0e00-\u0e7f]")
-_PL_CHARS = re.compile(r"[ąćęłńóśźż]")
+_THAI = lazy(r"[\u0e00-\u0e7f]")
+_PL_CHARS = lazy(r"[ąćęłńóśźż]")
 
 
 def _word_set(text: str) -> frozenset[str]:
@@ -35,7 +34,7 @@ _EN_WORDS = _word_set(
 _PL_WEAK = frozenset(["w", "na", "z", "i", "a", "mam", "dla"])  # also in English shorthand or names
 _ENGLISH_SHORTHAND = frozenset(("w/", "w/o", "b/c", "c/w"))
 _WORD_EDGES = ".,;:!?()[]{}<>\"'`*|=-/"
-_EN_LETTERS = re.compile(r"[a-z]{3,}")
+_EN_LETTERS = lazy(r"[a-z]{3,}")
 # What each listed word adds to (English, Polish): one dict lookup per word; a word not listed
 # is Polish only by a stem, which no word shorter than the shortest stem can start with.
 _WEIGHTS = {

@@ -7,23 +7,23 @@ cached by catalog identity, so a reload builds a fresh index for both.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
 from engine.catalog import Catalog, norm
 from engine.catalog_cache import per_catalog
+from engine.lazyre import lazy
 from engine.models import ModelSpec
 from engine.understand.patterns import MOE_SIZE, NUMBER_WORD
 
 VERSION_WEIGHT = 0.15  # a version the person left out ("llama 70b") costs this much of a word
-_SEPARATORS = re.compile(r"[-_:/,()\[\]]+")
-_LETTER_DIGIT = re.compile(r"(?<=[a-z])(?=\d)")
-_MOE_JOIN = re.compile(r"(\d)x (\d)")
-_SIZE_TOKEN = re.compile(r"\b\d+(?:\.\d+)?\s?[bt]\b")
-_SPACES = re.compile(r"\s+")
-_MODEL_NOISE = re.compile(
+_SEPARATORS = lazy(r"[-_:/,()\[\]]+")
+_LETTER_DIGIT = lazy(r"(?<=[a-z])(?=\d)")
+_MOE_JOIN = lazy(r"(\d)x (\d)")
+_SIZE_TOKEN = lazy(r"\b\d+(?:\.\d+)?\s?[bt]\b")
+_SPACES = lazy(r"\s+")
+_MODEL_NOISE = lazy(
     r"\b(?:instruct|chat|hf|it|base|gguf|ggml|awq|gptq|exl2|mlx|preview|latest|text|ollama)\b"
 )
 

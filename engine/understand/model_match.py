@@ -7,11 +7,11 @@ Whatever words are left after the slots is the model name: matched, or the reaso
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 
 from engine.catalog import Catalog, norm
+from engine.lazyre import lazy
 from engine.models import ModelSpec
 from engine.understand.inflect import base_form
 from engine.understand.model_index import (
@@ -52,8 +52,8 @@ SIZE_PENALTY = 40.0  # "qwen 70b" is not a Qwen of another size
 CANDIDATE_BUDGET = 64  # names scored, shared among the query's words (shortest names first)
 ALL_WORDS_CANDIDATES = 128  # names holding every query word, scored when this few
 SIZE_CLOSENESS = 100.0  # points off per 100% size difference within the 5% tolerance
-SPACES = re.compile(r"\s+")
-RELEASE_TAG = re.compile(r"\d{4}")
+SPACES = lazy(r"\s+")
+RELEASE_TAG = lazy(r"\d{4}")
 
 
 @lru_cache(maxsize=4096)
@@ -84,7 +84,7 @@ def _token_matches(index: ModelIndex, token: str) -> tuple[tuple[str, float], ..
     return tuple(sorted(out.items(), key=lambda vq: -vq[1]))
 
 
-_DOUBLED = re.compile(r"(.)\1+")
+_DOUBLED = lazy(r"(.)\1+")
 
 
 def _slips(typed: str, word: str, most: int) -> int:

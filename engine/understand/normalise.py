@@ -7,17 +7,18 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from engine.lazyre import lazy
 from engine.limits import MAX_QUERY_CHARS
 
 NORMALISE_CHARS = 4 * MAX_QUERY_CHARS  # NFKC may also shrink text (composition): read a margin
 _THAI_DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙", "0123456789")
-_INVISIBLE = re.compile(
+_INVISIBLE = lazy(
     r"[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e"
     r"\u2060-\u206f\ufe00-\ufe0f\ufeff\ufff9-\ufffb]"
 )
-_MARKUP = re.compile(r"</?[a-z][a-z0-9]{0,10}(?:\s[^<>]{0,80})?/?>|\*\*|__|`+|~~|\|\|", re.I)
-_MARKUP_START = re.compile(r"[<*_`~|]")  # what every _MARKUP form begins with
-_THAI = re.compile(r"[\u0e00-\u0e7f]")
+_MARKUP = lazy(r"</?[a-z][a-z0-9]{0,10}(?:\s[^<>]{0,80})?/?>|\*\*|__|`+|~~|\|\|", re.I)
+_MARKUP_START = lazy(r"[<*_`~|]")  # what every _MARKUP form begins with
+_THAI = lazy(r"[\u0e00-\u0e7f]")
 
 
 def clean(text: str) -> tuple[str, bool]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from engine.lazyre import lazy
 from engine.models import Task
 
 MAX_MENTIONS = 8  # cards, model ids or precisions read from one message
@@ -15,23 +16,23 @@ GROUPED = r"(\d{1,3}(?:[ ,]\d{3})+|\d+)"
 THOUSANDS = r"k\b|m\b|tys\b\.?|tysi[eę]c\w*|thousand\b|mln\b|million\b|พัน"
 KV_TYPES = r"(fp8|fp16|bf16|fp32|int8|q8_0|q8|q4_0|f16|f8|e4m3|e5m2|8[\s-]*bit|16[\s-]*bit)"
 KV_WORD = r"(?:kv(?:[\s_-]*cache)?|cache)"
-KV_FIRST = re.compile(
+KV_FIRST = lazy(
     r"\b" + KV_WORD + r"\s*(?:in\s+|w\s+|as\s+|=|:)?\s*" + KV_TYPES + r"(?![\w.])"
     r"|\bkv\s*(8|16)\b"
 )
-KV_AFTER = re.compile(r"(?<![\w.])" + KV_TYPES + r"[\s_-]*" + KV_WORD + r"\b")
+KV_AFTER = lazy(r"(?<![\w.])" + KV_TYPES + r"[\s_-]*" + KV_WORD + r"\b")
 # Identifiers: HF repos, Ollama tags, hyphenated release names with a size in them. Their
 # numbers are part of the name ("Mistral-Nemo-Instruct-2407", "phi-3-mini-128k").
-IDENT = re.compile(
+IDENT = lazy(
     r"(?<![\w./:-])(?!(?:ctx|context|batch|bs|kv|cache|seq|budget|q|k|m)\b)(?:"
     r"(?=[\w.\-]*[a-z])[a-z0-9][\w.\-]*/[a-z][\w.\-]*(?::[\w.\-]+)?"
     r"|[a-z][\w.\-]*:(?:\d+(?:\.\d+)?b\b|\d+x\d+b\b|[a-z][\w.]{2,})[\w.\-]*"
     r"|[a-z][\w.]*(?:-[\w.]+)*-\d+(?:\.\d+)?[bkm](?:-[\w.]+)+)(?![\w./:-])"
 )
 # Where an IDENT can be: a "/" or ":" in the text, or a "-<size>-" inside a release name.
-IDENT_DASHED = re.compile(r"-\d+(?:\.\d+)?[bkm]-")
+IDENT_DASHED = lazy(r"-\d+(?:\.\d+)?[bkm]-")
 # "what can I run on a 4090", "which models fit 48gb", "co uruchomię na a40", "รันอะไรได้บ้าง"
-WHAT_FITS = re.compile(
+WHAT_FITS = lazy(
     r"\bwhat\s+(?:\w+\s+)?(?:fits?|can\s+(?:i|we|you)\s+(?:run|serve|host|fit)|runs?)\b"
     r"|\bwhich\s+models?\b|\bwhat\s+models?\b|\bbiggest\s+model\b|\blargest\s+model\b"
     r"|\bhow\s+(?:big|large)\s+(?:an?\s+)?(?:llm|model)s?\b|\bjak\s+du[zż]y\s+model"
@@ -43,8 +44,8 @@ WHAT_FITS = re.compile(
 # Number patterns open with one digit and check the character before it after that digit
 # ("\d(?<![\w.]\d)" = "(?<![\w.])\d"): a pattern that opens with a character class lets the
 # regex engine skip straight to the next digit instead of trying the lookbehind everywhere.
-CONTEXT_KM = re.compile(r"(\d(?<![\w.$/:\-]\d)\d*(?:[.,]\d+)?)\s*(k|m)\b(?!\s*(?:usd|\$|b\b|gb\b))")
-CONTEXT_WORD = re.compile(
+CONTEXT_KM = lazy(r"(\d(?<![\w.$/:\-]\d)\d*(?:[.,]\d+)?)\s*(k|m)\b(?!\s*(?:usd|\$|b\b|gb\b))")
+CONTEXT_WORD = lazy(
     r"\b(?:ctx|context(?:\s+(?:length|window|size))?|kontekst\w*|seq(?:uence)?(?:\s+len(?:gth)?)?"
     r"|max[\s_-]*len|บริบท|ความยาว)\s*(?:of|=|:|o\s+d[lł]ugo[sś]ci|length|len)?\s*"
     + GROUPED
@@ -54,17 +55,17 @@ CONTEXT_WORD = re.compile(
     r"|u[żz]ytkownik\w*|os[oó]b|sesj\w*|คน|ผู้ใช้))"
 )
 # "16k context", "32k ctx", "8k kontekstu", "32k tokens of context": the number comes first.
-CONTEXT_BEFORE = re.compile(
+CONTEXT_BEFORE = lazy(
     r"(\d(?<![\w.$/:\-]\d)(?:\d{0,2}(?:[ ,]\d{3})+|\d*(?:[.,]\d+)?))\s*(" + THOUSANDS + r")?\s*"
     r"(?:tokens?\s+(?:of\s+)?|token[óo]w\s+)?(?:context(?:\s+(?:length|window|size))?|ctx"
     r"|kontekst\w*|บริบท)(?![\w=:])"
 )
-CONTEXT_TOKENS = re.compile(
+CONTEXT_TOKENS = lazy(
     r"(\d(?<![\w.]\d)(?:\d{0,2}(?:[ ,]\d{3})+|\d*))\s*(" + THOUSANDS + r")?\s*"
     r"(?:tokens?|tok|token[óo]w|tokeny|โทเคน)(?!\w)"
 )
-BIG_NUMBER = re.compile(r"(\d(?<![\w.$/:\-,]\d)\d{3,7})(?![\w.]|\s*(?:gb|gib|usd|\$|b\b|-))")
-BATCH = re.compile(
+BIG_NUMBER = lazy(r"(\d(?<![\w.$/:\-,]\d)\d{3,7})(?![\w.]|\s*(?:gb|gib|usd|\$|b\b|-))")
+BATCH = lazy(
     r"\b(?:batch(?:[\s_-]*size)?|bs|partia|partii|partią|rozmiar\s+partii|แบตช์)\s*(?:of|=|:|x)?"
     r"\s*(\d+)\b"
     r"|(?<![\w.$])(\d+)\s*(?:(?:concurrent|simultaneous|parallel|active|r[oó]wnoczesn\w*"
@@ -78,15 +79,15 @@ BATCH = re.compile(
 )
 # Every place a BATCH match can start: a digit run, or the first letters of one of its words
 # (each form after its first character, so the regex engine skips to those characters).
-BATCH_STARTS = re.compile(
+BATCH_STARTS = lazy(
     r"[\dbprแผค](?:(?<=\d)\d*|(?<=b)atch|(?<=b)s|(?<=p)arti|(?<=r)ozmiar|(?<=แ)บตช์|(?<=ผ)ู้ใช้|(?<=ค)น)"
 )
-SIZE = re.compile(
+SIZE = lazy(
     r"(\d(?<![\w.$]\d)\d*(?:[.,]\d+)?)\s*(b|t|bn|billion|trillion|mld|miliard\w*|bln)\b"
     r"(?!\s*/)(?:\s*(?:params?|parameters?|parametr\w*))?"
 )
-MOE_SIZE = re.compile(r"(\d(?<![\w.]\d)\d*)\s*x\s*(\d+)\s*b\b")
-VRAM_GB = re.compile(
+MOE_SIZE = lazy(r"(\d(?<![\w.]\d)\d*)\s*x\s*(\d+)\s*b\b")
+VRAM_GB = lazy(
     r"(\d(?<![\w.]\d)\d*(?:[.,]\d+)?)\s*(?:gb|gib|g)\b"
     r"(?:\s*(?:of\s+)?(?:vram|memory|card|gpu|karta|karty|karcie|pami[eę]ci))?"
 )
@@ -95,7 +96,7 @@ PER_MONTH = (
     r"(?:\s*(?:/|per|a|an|each|na|za|ต่อ|เดือนละ)\s*(?:month\b|mo\b|miesi[aą]c\w*|mies\b\.?|เดือน)"
     r"|\s*(?:monthly\b|miesi[eę]cznie\b|mies\.|ต่อเดือน|รายเดือน))"
 )
-BUDGET = re.compile(
+BUDGET = lazy(
     r"(?:\$\s*"
     + MONEY
     + r"|(?<![\w.])"
@@ -134,7 +135,7 @@ COUNT_WORDS = {
 }
 COUNT = r"(1[0-6](?!\d)|[1-9](?!\d)|" + "|".join(sorted(COUNT_WORDS, key=len, reverse=True)) + r")"
 CARD_NOUN = r"(?:cards?|gpus?|kart\w*|karty|การ์ด|ใบ)"
-GPU_COUNT = re.compile(
+GPU_COUNT = lazy(
     r"(?<![\w.])(\d+|"
     + "|".join(sorted(COUNT_WORDS, key=len, reverse=True))
     + r")"
@@ -145,8 +146,8 @@ GPU_COUNT = re.compile(
 )
 
 # A card named in the plural or with "several" before it: "h100s", "kilku a100", "several a40".
-SEVERAL = re.compile(r"[a-z0-9]s\s*$|\b(?:several|multiple|a\s+few|kilk[au]|paru|หลาย)\s")
-SEVERAL_WORDS = re.compile(r"\b(?:several|multiple|a\s+few|kilk[au]|paru|หลาย)\s")
+SEVERAL = lazy(r"[a-z0-9]s\s*$|\b(?:several|multiple|a\s+few|kilk[au]|paru|หลาย)\s")
+SEVERAL_WORDS = lazy(r"\b(?:several|multiple|a\s+few|kilk[au]|paru|หลาย)\s")
 _PLURAL_BEFORE = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 
 
@@ -161,12 +162,12 @@ def says_several(window: str) -> bool:
 
 
 # "tp=4", "tp4", "tp 8", "tensor parallel 4", "tensor-parallel-size 2": that many cards.
-TENSOR_PARALLEL = re.compile(
+TENSOR_PARALLEL = lazy(
     r"(?<![\w.])(?:tp|tensor[\s_-]*parallel(?:ism)?(?:[\s_-]*size)?)\s*(?:=|:|of|x)?\s*(\d{1,4})\b"
 )
 
 # An inline shape: "80 layers, 8 kv heads, 64 heads, head_dim 128", "80 warstw", "80 ชั้น".
-SHAPE_WORDS = re.compile(
+SHAPE_WORDS = lazy(
     r"(?<![\w.])(\d{1,6})\s*(?:-\s*)?(layers?|warstw\w*|ชั้น|เลเยอร์|kv[\s_-]*heads?"
     r"|key[\s_-]*value[\s_-]*heads?|gł[oó]wic\w*\s+kv|kv[\s_-]*gł[oó]wic\w*"
     r"|(?:attention[\s_-]*|query[\s_-]*|q[\s_-]*)?heads?|gł[oó]wic\w*|hidden(?:[\s_-]*size)?)"
@@ -190,7 +191,7 @@ def shape_field(word: str) -> str:
 def hint(*words: str) -> re.Pattern[str]:
     """A bare alternation of literals: the regex engine skips to their first letters, so this
     is a cheap gate before a pattern that would otherwise be tried at every position."""
-    return re.compile("|".join(re.escape(w) for w in words))
+    return lazy("|".join(re.escape(w) for w in words))
 
 
 def whole_words(*words: str) -> str:
@@ -227,18 +228,16 @@ _TASK_RULES: tuple[tuple[str, Task, bool, tuple[str, ...]], ...] = (
         ("serv", "infer", "deploy", "serwow", "hostowa", "อนุมาน"),
     ),
 )
-TASKS = tuple(
-    (hint(*hints), re.compile(rx), task, generic) for rx, task, generic, hints in _TASK_RULES
-)
+TASKS = tuple((hint(*hints), lazy(rx), task, generic) for rx, task, generic, hints in _TASK_RULES)
 TASK_HINTS = hint(*sorted({w for rule in _TASK_RULES for w in rule[3]}))  # any TASKS gate
-FIT = re.compile(  # only ever asked whether it matches: see whole_words
+FIT = lazy(  # only ever asked whether it matches: see whole_words
     whole_words(
         "fits?", "fitting", r"will\s+it\s+run", r"can\s+(?:i|it|you)\s+run", r"run\s+on", "on",
         "in", "into", r"mie[sś]ci\w*", r"zmie[sś]ci\w*", "na", r"wystarcz\w*", "enough",
     )
     + "|พอไหม|รันบน|ใส่ได้|ได้ไหม|บน"
 )  # fmt: skip
-LIMIT_CONTEXT = re.compile(
+LIMIT_CONTEXT = lazy(
     r"\b(?:max(?:imum|imal)?|longest|biggest|largest|how\s+(?:long|much|big)(?:\s+an?)?"
     r"|najd[łl]u[żz]sz\w*|maksymaln\w*|najwi[eę]ksz\w*|maks\w*)\s+(?:\S+\s+){0,2}?"
     r"(?:context|ctx|kontekst\w*|sequence)"
@@ -247,7 +246,7 @@ LIMIT_CONTEXT = re.compile(
     r"(?:context|ctx|prompt)|\bile\s+(?:\S+\s+){0,2}?(?:token[óo]w|kontekstu)"
     r"|\bjak\s+d[łl]ugi\s+kontekst|กี่โทเคน|โทเคนได้กี่|ยาวได้แค่ไหน"
 )
-LIMIT_BATCH = re.compile(
+LIMIT_BATCH = lazy(
     r"\bhow\s+many\s+(?:\S+\s+){0,3}?(?:users?|requests?|sessions?|conversations?|streams?"
     r"|concurrent|people|sequences?|chats?|clients?)"
     r"|\bmax(?:imum)?\s+(?:batch|users?|concurrency|concurrent|sessions?|requests?)"
@@ -255,7 +254,7 @@ LIMIT_BATCH = re.compile(
     r"|u[żz]ytkownik\w*)|\bmaks\w*\s+(?:partia|partii|u[żz]ytkownik\w*)"
     r"|กี่คน|ผู้ใช้กี่|ได้กี่"
 )
-CARDS_LIST = re.compile(
+CARDS_LIST = lazy(
     r"^\s*/?(?:gpus?|cards?|fleet|prices?|pricing|price\s+list|catalog(?:ue)?|karty|cennik|flota"
     r"|การ์ด|ราคา)\s*[?!.]*\s*$"
     r"|\b(?:list|show|all)\s+(?:me\s+)?(?:the\s+|all\s+|your\s+)?(?:gpus|cards|prices)\b"
@@ -265,27 +264,27 @@ CARDS_LIST = re.compile(
     r"(?:karty|kart|gpu|cennik)\b|\bjakie\s+(?:s[aą]\s+)?(?:dost[eę]pne\s+)?(?:karty|gpu)\b"
     r"|ขอดู(?:รายการ)?การ์ด|มีจีพียูอะไรบ้าง|มี\s*gpu\s*อะไรบ้าง|ดูราคาการ์ด"
 )
-CARD_INFO = re.compile(  # only ever asked whether it matches
+CARD_INFO = lazy(  # only ever asked whether it matches
     whole_words("card", "gpu", "karta", "specs?", "info", "about", "specyfikacja", "kosztuje",
                 "price", "cost") + "|การ์ด|ราคา"
 )  # fmt: skip
-HELP = re.compile(
+HELP = lazy(
     r"^\s*/?(?:help|start|pomoc|\?+|ช่วย(?:เหลือ)?|hi|hello|hey|cze[sś][cć]|siema|dzie[nń]\s+dobry"
     r"|สวัสดี(?:ครับ|ค่ะ)?)\s*[!?.]*\s*$"
 )
 # Renting by the hour: "na godziny", "per hour", "/h", "รายชั่วโมง" (the FAQ, not the card sheet).
-HOURLY = re.compile(
+HOURLY = lazy(
     r"\b(?:na|za|po|per|by\s+the|an?|each)\s+(?:godzin\w*|godz\b|hours?\b|hr\b)|\bhourly\b"
     r"|\bgodzinow\w*|\bgodzinn\w*|ต่อชั่วโมง|รายชั่วโมง|ชั่วโมงละ|ชม\."
 )
 HOURLY_HINTS = hint("godz", "hour", "hr", "ชั่วโมง", "ชม.")
 HOURLY_TOPIC = "hourly_vs_monthly"
-FAQ_COMMAND = re.compile(r"^\s*/?faq\b\s*(\S*)")
-FOLLOWUP = re.compile(  # .match: how a follow-up starts
+FAQ_COMMAND = lazy(r"^\s*/?faq\b\s*(\S*)")
+FOLLOWUP = lazy(  # .match: how a follow-up starts
     r"\s*(?:(?:and|also|what\s+about|how\s+about|same|now|then|instead|ok|okay|a|i|oraz|a\s+co"
     r"|to\s+samo|teraz|zamiast|with|at|on|for|w|na|z|przy|dla)\b|แล้ว|และ|ถ้า)"
 )
-FOLLOWUP_ANYWHERE = re.compile(r"\b(?:instead|zamiast|same\s+for|the\s+same)\b")
+FOLLOWUP_ANYWHERE = lazy(r"\b(?:instead|zamiast|same\s+for|the\s+same)\b")
 CARDS_HINTS = hint(
     "gpu", "card", "fleet", "price", "pricing", "catalog", "kart", "cennik", "flota", "การ์ด",
     "ราคา", "จีพียู",
@@ -320,16 +319,16 @@ BATCH_HINTS = hint(
     "chat", "parallel", "people", "client", "sequence", "żytkown", "zytkown", "osob", "osób",
     "sesj", "równoleg", "rownoleg", "rozm", "zapyta", "simultan", "czat", "active", "aktywn", "คน", "ผู้ใช้", "บทสนทนา", "เซสชัน", "แบตช์",
 )  # fmt: skip
-DIGIT = re.compile(r"\d")
+DIGIT = lazy(r"\d")
 # Spellings of a precision or quant type; any of these the catalog does not know is reported.
-PRECISION_LIKE = re.compile(
+PRECISION_LIKE = lazy(
     r"(?<![\w.])(?:i?q\d+(?:[_-]?[a-z0-9]{1,3}){0,3}|(?:nv|mx)?fp\d+|bf\d+|int\d+|nf\d+"
     r"|w\d+a\d+|\d+[\s-]?bits?|\d+[\s-]?bit(?:ach|ów|ow|y|ami|owa|owe|owej|owy|owym|ową)"
     r")(?![\w.])|(?<![\w.])\d+\s*บิต"  # Thai: the next word follows without a space
 )
 # What every PRECISION_LIKE form holds: a prefix's last letter (q, fp, bf, int, nf, w) right
 # before a digit, or "bit" / "บิต": a looser gate than the forms, but a single character class.
-_PRECISION_LETTER_DIGIT = re.compile(r"[pqtfw]\d")
+_PRECISION_LETTER_DIGIT = lazy(r"[pqtfw]\d")
 
 
 def may_name_precision(s: str) -> bool:
@@ -338,8 +337,8 @@ def may_name_precision(s: str) -> bool:
 
 
 # A Polish or Thai ending on a bit count: "4 bitach" -> "4bit" before the lookup.
-BIT_ENDING = re.compile(r"(?<=\d)[\s-]*(?:bit(?:ach|ów|ow|y|ami|owa|owe|owej|owy|owym|ową|s)|บิต)$")
-PRECISION_SEPARATORS = re.compile(r"[\s_-]+")
+BIT_ENDING = lazy(r"(?<=\d)[\s-]*(?:bit(?:ach|ów|ow|y|ami|owa|owe|owej|owy|owym|ową|s)|บิต)$")
+PRECISION_SEPARATORS = lazy(r"[\s_-]+")
 
 
 def scan(full: re.Pattern[str], gate: re.Pattern[str], s: str, back: int) -> re.Match[str] | None:
@@ -350,15 +349,15 @@ def scan(full: re.Pattern[str], gate: re.Pattern[str], s: str, back: int) -> re.
     return full.search(s, max(0, m.start() - back))
 
 
-WORD = re.compile(r"[^\s,;!?()\[\]{}<>\"'`*|=]+")
-NAMEISH = re.compile(r"[a-z0-9][a-z0-9.+_:/\-]*")
-NUMBER_WORD = re.compile(r"\d+(?:\.\d+)?")
-SMALL_VERSION = re.compile(r"[1-4](?:\.\d)?")
-LETTER = re.compile(r"[a-z]")
-ID_LIKE = re.compile(r"[a-z]{2}[\w.\-]*?\d|[a-z]/[a-z]|[a-z]:\w")  # on one short word
+WORD = lazy(r"[^\s,;!?()\[\]{}<>\"'`*|=]+")
+NAMEISH = lazy(r"[a-z0-9][a-z0-9.+_:/\-]*")
+NUMBER_WORD = lazy(r"\d+(?:\.\d+)?")
+SMALL_VERSION = lazy(r"[1-4](?:\.\d)?")
+LETTER = lazy(r"[a-z]")
+ID_LIKE = lazy(r"[a-z]{2}[\w.\-]*?\d|[a-z]/[a-z]|[a-z]:\w")  # on one short word
 # Separators at a word's edge; "[-:/_.](?<!\S[-:/_.])" is "(?<!\S)[-:/_.]", opening with a class.
-EDGE_SEPARATORS = re.compile(r"[-:/_.](?:(?<!\S[-:/_.])[-:/_.]*|[-:/_.]*(?!\S))")
-GLUED_SIZE = re.compile(r"^([a-z][a-z]+)(\d+(?:\.\d+)?)b$")
+EDGE_SEPARATORS = lazy(r"[-:/_.](?:(?<!\S[-:/_.])[-:/_.]*|[-:/_.]*(?!\S))")
+GLUED_SIZE = lazy(r"^([a-z][a-z]+)(\d+(?:\.\d+)?)b$")
 
 # Words that are never part of a model name (suggest.py reads this set too).
 _STOP_WORDS = (

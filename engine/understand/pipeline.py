@@ -7,9 +7,8 @@ remains is the model name, which :mod:`engine.understand.model_match` matches.
 
 from __future__ import annotations
 
-import re
-
 from engine.catalog import Catalog, norm
+from engine.lazyre import lazy
 from engine.understand.catalog_words import (
     MAC,
     card_named,
@@ -68,9 +67,9 @@ from engine.understand.query import CardAsk, Query
 from engine.understand.slots import bound, cut, money, read_numbers, read_shape, size_from
 
 # "what's", "i'm", "don't": the apostrophe must not leave a stray "s" for the model name.
-_CONTRACTION = re.compile(r"(?<=[a-z])'(?:s|re|m|ll|d|ve)\b|(?<=[a-z])n't\b")
+_CONTRACTION = lazy(r"(?<=[a-z])'(?:s|re|m|ll|d|ve)\b|(?<=[a-z])n't\b")
 # "...-Q6_K.gguf": a file's extension keeps the quantisation before it from being read.
-_FILE_EXTENSION = re.compile(r"\.(?:gguf|ggml|safetensors|bin|pt|pth|onnx)\b")
+_FILE_EXTENSION = lazy(r"\.(?:gguf|ggml|safetensors|bin|pt|pth|onnx)\b")
 
 
 def _as_typed(raw: str, ident: str) -> str:
