@@ -43,10 +43,11 @@ TOKEN: web.AppKey[bytes | None] = web.AppKey("token", bytes)
 MAX_LINE_BYTES = 65536
 HANDLER_ARGS: dict[str, Any] = {"max_line_size": MAX_LINE_BYTES, "max_field_size": MAX_LINE_BYTES}
 BACKLOG = 128
-# Descriptors kept free under a connection flood: asyncio accepts up to BACKLOG sockets in one
-# go before any is admitted, and an evicted one is closed an event-loop turn later, so two
-# batches can be in flight; 64 more for logs, data files and Redis.
-FD_RESERVE = 2 * BACKLOG + 64
+# Descriptors kept free under a connection flood: asyncio accepts up to BACKLOG sockets per
+# event-loop turn, builds each one's transport in a task a turn later, admits it (evicting an
+# idle one) a turn after that, and the evicted socket closes one more turn on: four batches
+# can hold descriptors at once. 64 more for logs, data files and Redis.
+FD_RESERVE = 4 * BACKLOG + 64
 
 SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
