@@ -9,7 +9,6 @@ adapter writes English for the engine to read back. A value that cannot be used 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, cast, get_args
 
 from engine import native
@@ -31,10 +30,6 @@ from engine.text.voice import ctx_label
 from engine.understand import CardAsk, Query
 from engine.understand.catalog_words import catalog_words
 from engine.understand.patterns import PRECISION_SEPARATORS
-
-# A bare size's typical shape depends only on the catalog and the size (the shape is frozen):
-# found once per size, not by scanning every dense model for each question.
-_typical_ref = lru_cache(maxsize=1024)(typical_ref)
 
 ModelNote = tuple[str, dict[str, Any]]  # an assumption about the model: code and its values
 TASKS: tuple[str, ...] = get_args(Task)
@@ -190,7 +185,7 @@ def build_request(b: Builder) -> tuple[Request, ModelNote | None] | None:
         if q.unmatched_model:
             return None
         size = min(q.size_b, MAX_SIZE_B)
-        ref = _typical_ref(b.cat, size)
+        ref = typical_ref(b.cat, size)  # a bisection of a per-catalog table
         note = ("typical_shape", {"size": b.num(size, 1), "like": ref.shape_source})
         if q.shape:
             ref, stated = stated_shape(ref, q.shape)

@@ -93,7 +93,8 @@ def number_memo(lang: str, decimals: int, trim: bool) -> dict[float, str]:
     """The texts already made for this language, decimal count and ``trim``, by value.
 
     A pure function's results (the key holds every input but the value): sizes, prices and
-    shapes repeat within and across answers. Like any dict it keys 0.0 and -0.0 alike.
+    shapes repeat within and across answers. A dict keys 0.0 and -0.0 alike, so both are
+    written as "0" (:func:`remember`): the text never depends on which came first.
     """
     key = (lang, decimals, trim)
     memo = _MEMOS.get(key)
@@ -108,7 +109,7 @@ def remember(memo: dict[float, str], value: float, decimals: int, lang: str, tri
     """Make the text ``memo`` (``number_memo(lang, decimals, trim)``) lacks, and keep it."""
     if len(memo) >= _MEMO_SIZE:
         memo.clear()
-    text = memo[value] = format_number(value, decimals, lang, trim)
+    text = memo[value] = format_number(value + 0.0, decimals, lang, trim)  # -0.0 reads 0
     return text
 
 

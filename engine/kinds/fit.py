@@ -63,7 +63,7 @@ def fit_on(b: Builder, hw: Hardware, req: Request) -> Fit:
     can_run = ladder.runnable(b, hw, req)
     mctx = ladder.max_context(b, hw, req) if can_run else 0
     mbatch = ladder.max_users(b, hw, req) if can_run else 0
-    w = b.workload(req, b.breakdown(req).total)  # ladder.headroom's workload, without its room
+    w = b.workload(req, b.breakdown(req).total)  # the asked request's workload
     is_offered, why = ladder.offered(hw, w)
     shown = req if asked.fits else best_req
     dec, dec_kv = ladder.decode(b, hw, shown) if shown is not None else (None, None)

@@ -151,7 +151,8 @@ def what_fits(b: Builder) -> Answer:
         needs_fp8 = by_name[r.precision].needs_fp8
         if needs_fp8 and not card.fp8:
             return None
-        # set_allowed reads the FP8 need and the heads only (the card and count are fixed)
+        # set_allowed reads the FP8 need, the task and the heads (the card and count are
+        # fixed, the task is always inference and this Workload never sets kv_heads)
         ok = allowed.get((needs_fp8, r.attention_heads))
         if ok is None:
             w = Workload(r.need_gb, "inference", needs_fp8, r.attention_heads, r.read_gb)

@@ -22,7 +22,7 @@ from engine.kinds.hardware import (
     runnable,
 )
 from engine.kinds.probe import CTX_STEP, Probe, context_cap, max_context, max_users, probe
-from engine.recommend import Workload, kv_extra_gb
+from engine.recommend import kv_extra_gb
 from engine.sizing import OVERHEAD_GB, kv_cache_gb
 
 __all__ = [  # the hardware helpers and the limit searches are reached through this module too
@@ -44,16 +44,10 @@ LADDER = ("bf16", "fp8", "q8_0", "int8", "q6_k", "q5_k_m", "q4_k_m", "int4")
 KV_READ_SHARE = 0.10  # above this share of the weights, the KV read lowers the ceiling too
 
 
-def headroom(b: Builder, hw: Hardware, req: Request) -> tuple[float, float, Workload]:
-    """(total GB, GB left on the hardware, workload); copied caches count on every card."""
-    total, room = room_on(b, hw, req)
-    return total, room, b.workload(req, total)
-
-
 def room_on(b: Builder, hw: Hardware, req: Request) -> tuple[float, float]:
-    """``headroom`` without the workload: the cache is the breakdown's own part (the very
-    number the workload carries), so a rung that is only compared builds no Workload. As in
-    ``set_headroom_gb``, a set's copied cache counts on every card (see :class:`Probe`)."""
+    """(total GB, GB left on the hardware), with no Workload built: the cache is the
+    breakdown's own part (the very number a workload carries). As in ``set_headroom_gb``, a
+    set's copied cache counts on every card (see :class:`Probe`)."""
     bd = b.breakdown(req)
     total = bd.total
     m = req.model
@@ -64,12 +58,6 @@ def room_on(b: Builder, hw: Hardware, req: Request) -> tuple[float, float]:
         kv = bd.parts["kv_cache"]
         extra = kv_extra_gb(kv, count, None if m.mla else m.kv_heads, bool(m.mla))
     return total, hw.vram_gb - total - extra * count
-
-
-def with_precision(b: Builder, req: Request, precision: str) -> Request:
-    assert req.model is not None
-    parts = native.parts_for(b.cat, req.model, precision)
-    return req.model_copy(update={"precision": precision, "weight_parts": parts})
 
 
 class Rung(NamedTuple):

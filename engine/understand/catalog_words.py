@@ -148,12 +148,17 @@ def find_card(s: str, pats: CatalogWords, pos: int) -> tuple[int, int, str, str 
     return None
 
 
+_CARD_SPELLINGS = 1024
+
+
 def card_named(
     catalog: Catalog, pats: CatalogWords, alias: str
 ) -> tuple[Card | None, OwnedCard | None]:
     """``catalog.card(alias)``, else ``catalog.owned(alias)``, looked up once per spelling."""
     found = pats.card_of.get(alias)
     if found is None:
+        if len(pats.card_of) >= _CARD_SPELLINGS:  # "h100----sxm": spellings are unbounded
+            pats.card_of.clear()
         card = catalog.card(alias)
         found = pats.card_of[alias] = (card, None if card is not None else catalog.owned(alias))
     return found

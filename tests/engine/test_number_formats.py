@@ -177,3 +177,17 @@ def test_the_voice_formats_as_the_functions(value: float, decimals: int, lang: s
         assert v.room(value) == room
         assert v.num(value, decimals) == fmt_num(value, decimals, lang, True)
         assert v.usd(value) == fmt_usd(value, lang)
+
+
+def test_minus_zero_reads_as_zero_whichever_comes_first() -> None:
+    """A dict keys 0.0 and -0.0 alike: the text must not depend on which was written first."""
+    from engine.rounding import fmt_gb, fmt_num
+
+    for first, second in ((-0.0, 0.0), (0.0, -0.0)):
+        for lang in ("en", "pl", "th", "zz-first-" + str(first)):
+            assert (
+                fmt_num(first, 1, lang)
+                == fmt_num(second, 1, lang)
+                == "0.0".replace(".", "," if lang == "pl" else ".")
+            )
+            assert fmt_gb(first, lang) == fmt_gb(second, lang) == "0"
