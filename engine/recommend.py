@@ -28,7 +28,7 @@ NODE_CARDS = 8
 class Workload(NamedTuple):
     """What a set of cards must satisfy, beyond holding ``need_gb``.
 
-    A named tuple, not a frozen dataclass: a context or batch search builds one per probe, and
+    A named tuple, not a frozen dataclass: every ladder rung and card search builds one, and
     a tuple is built several times faster (still immutable, fields by name)."""
 
     need_gb: float
@@ -312,22 +312,20 @@ def recommend_with_alternatives(
         return (*recommend(catalog, w), [])
     best = next((o for o in options if o[2] == 1), options[0])
     pick = make_pick(catalog, best[3], best[2], w)
-    return pick, None, alternatives(catalog, w, pick, options=options)
+    return pick, None, alternatives(catalog, w, pick, options)
 
 
 def alternatives(
     catalog: Catalog,
     w: Workload,
     pick: Pick,
-    limit: int = 2,
-    options: list[_Option] | None = None,
+    options: list[_Option],
 ) -> list[Pick]:
     """Up to two useful other options: a CUDA card when the pick is ROCm, a faster card at a
     modest premium, a cheaper multi-card set, or more room when the pick is tight
-    (``options``: the workload's own ``_options``, when the caller has them)."""
+    (``options``: the workload's own ``_options``)."""
+    limit = 2
     name, count = pick.card, pick.count
-    if options is None:
-        options = _options(catalog, w)
     # an option is (price, -decode, n, card)
     options = [o for o in options if o[2] != count or o[3].name != name]
     chosen: list[tuple[_Option, str]] = []

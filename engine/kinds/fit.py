@@ -5,6 +5,7 @@ would make it fit) and limit (the longest context or most users it holds).
 from __future__ import annotations
 
 from engine.answer_types import Answer, Fit, Limit, LimitOption, Pick, Request
+from engine.frozen import as_float as _float
 from engine.kinds import ladder
 from engine.kinds.base import Builder
 from engine.kinds.ladder import Hardware
@@ -100,11 +101,6 @@ def fit_on(b: Builder, hw: Hardware, req: Request) -> Fit:
 
 
 _new = object.__new__
-
-
-def _float(v: float | None) -> float | None:
-    """The generated ``__init__``'s coercion of a float field: an int becomes a float."""
-    return float(v) if v.__class__ is int else v
 
 
 def fit(b: Builder, req: Request) -> Answer:

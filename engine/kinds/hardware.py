@@ -39,12 +39,6 @@ class Hardware:
         known = self.card or self.owned
         return known.name if known is not None else self.label
 
-    def times(self, n: int) -> Hardware:
-        """``n`` of the same card (a plain VRAM amount stays itself)."""
-        if self.card is not None:
-            return card_hardware(self.card, n)
-        return owned_hardware(self.owned, n) if self.owned is not None else self
-
 
 def card_hardware(card: Card, count: int | None) -> Hardware:
     n = count or card.min_count

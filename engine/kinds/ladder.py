@@ -11,7 +11,8 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from engine import native
-from engine.answer_types import FitChange, FitOption, Request, WeightParts
+from engine.answer_types import FitChange, FitOption, Request
+from engine.frozen import as_float as _float
 from engine.kinds.base import Builder
 from engine.kinds.hardware import (
     Hardware,
@@ -65,7 +66,6 @@ class Rung(NamedTuple):
 
     req: Request | None  # None until asked for (``rung_request``): most rungs are only compared
     precision: str
-    parts: WeightParts | None
     total: float  # the breakdown's total, GB
     weights: float
     kv: float  # the breakdown's KV cache part (kv_cache_gb of the request)
@@ -105,14 +105,14 @@ def _rungs(b: Builder, req: Request) -> list[Rung]:
         prec = by_name[p]
         bpp = prec.bytes_per_param
         w = m.params_b * bpp
-        row = (None, p, None, w + kv + OVERHEAD_GB, w, kv, prec.needs_fp8, active * bpp, prec.gguf)
+        row = (None, p, w + kv + OVERHEAD_GB, w, kv, prec.needs_fp8, active * bpp, prec.gguf)
         table.append(_tuple_new(Rung, row))  # Rung(*row), without its Python-level __new__
     table.sort(key=_by_weights, reverse=True)  # stable: ties keep their order, as -weights did
     return table
 
 
 _tuple_new = tuple.__new__
-_by_weights = itemgetter(4)  # Rung.weights
+_by_weights = itemgetter(3)  # Rung.weights
 
 
 def _eager(b: Builder, r: Request) -> Rung:
@@ -121,7 +121,6 @@ def _eager(b: Builder, r: Request) -> Rung:
     return Rung(
         r,
         r.precision,
-        r.weight_parts,
         bd.total,
         parts["weights"],
         parts["kv_cache"],
@@ -273,10 +272,6 @@ def _fit_change(
     return c
 
 
-def _float(v: float) -> float:
-    return float(v) if v.__class__ is int else v
-
-
 def changes(
     b: Builder, hw: Hardware, req: Request, best: Request | None, mctx: int, mbatch: int
 ) -> list[FitChange]:
@@ -287,7 +282,7 @@ def changes(
     if best is not None and best.precision != req.precision:
         out.append(_change(b, hw, "precision", best, hw.count))
     if req.kv_dtype != "fp8" and runnable(b, hw, req):  # the cache's type does not matter
-        # ``holds`` of req with an FP8 cache: its breakdown differs in the cache part only
+        # whether req with an FP8 cache fits: its breakdown differs in the cache part only
         # (weights + kv_cache_gb + overhead, the order ``Breakdown.total`` sums them in)
         m = req.model
         kv = kv_cache_gb(m, b.cat.kv_by_name["fp8"].bytes, req.context_tokens, req.batch)
@@ -340,17 +335,17 @@ def more_cards(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
     out: list[FitChange] = []
     if not counts:
         return out
-    unit = known.vram_gb  # hw.times(n) holds unit * n
+    unit = known.vram_gb  # n of the card hold unit * n
     kv_heads, replicated = (None if m.mla else m.kv_heads), bool(m.mla)
     table = rungs(b, req)
 
     def holds_on(g: Rung, n: int) -> bool:
-        """``holds`` on n cards, read from the rung table (the very sums). vLLM's tensor
+        """Whether the rung fits on n cards, read from the rung table (the very sums). vLLM's tensor
         parallelism needs the KV heads to divide by n (or n by them); llama.cpp (GGUF) splits
         by layers and takes any count."""
         if not (g.split or m.mla or not m.kv_heads or m.kv_heads % n == 0 or n % m.kv_heads == 0):
             return False
-        return unit * n - g.total - kv_extra_gb(g.kv, n, kv_heads, replicated) * n >= 0
+        return _room_on_cards(g, unit, n, kv_heads, replicated) >= 0
 
     same = None
     if runnable(b, hw, req):
@@ -376,10 +371,14 @@ def more_cards(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
 def _cards(
     req: Request, g: Rung, unit: float, n: int, kv_heads: int | None, replicated: bool
 ) -> FitChange:
-    """``_change(b, hw.times(n), "cards", rung_request(b, req, g), n)`` from the rung table:
-    its total and cache are that request's breakdown, and ``room_on`` on n cards of ``unit``
-    GB is ``holds_on``'s very sum (the rung's request differs from ``req`` in its weights)."""
-    room = unit * n - g.total - kv_extra_gb(g.kv, n, kv_heads, replicated) * n
+    """``_change`` on n cards of ``unit`` GB for the rung's request, read from the rung table:
+    its total and cache are that request's breakdown (it differs from ``req`` in its weights)."""
+    room = _room_on_cards(g, unit, n, kv_heads, replicated)
     return _fit_change(
         "cards", g.precision, req.kv_dtype, req.context_tokens, req.batch, n, g.total, room
     )
+
+
+def _room_on_cards(g: Rung, unit: float, n: int, kv_heads: int | None, replicated: bool) -> float:
+    """``room_on`` of a rung on n cards of ``unit`` GB: a set's copied cache counts on each."""
+    return unit * n - g.total - kv_extra_gb(g.kv, n, kv_heads, replicated) * n

@@ -22,11 +22,11 @@ CTX_STEP = 1024  # context limits are reported in whole 1k steps
 
 
 class Probe:
-    """``headroom`` of one request on one set at any context and batch, by plain arithmetic.
+    """``room_on`` of one request on one set at any context and batch, by plain arithmetic.
 
     The weights, the overhead, whether the set runs the precision and what tensor parallelism
     does with the cache do not change between the probes of a search; only the KV cache does.
-    Each probe computes the very sums ``headroom`` computes (same terms, same order), so a
+    Each probe computes the very sums ``room_on`` computes (same terms, same order), so a
     search gives the same answer, many times faster. A cache whose bytes per token do
     not depend on the context (no sliding window) reads them once. A set's copied cache is
     ``kv * share - kv / count`` per card (``kv_extra_gb``), and a card, an owned set and a

@@ -146,13 +146,13 @@ GPU_COUNT = lazy(
 )
 
 # A card named in the plural or with "several" before it: "h100s", "kilku a100", "several a40".
-SEVERAL = lazy(r"[a-z0-9]s\s*$|\b(?:several|multiple|a\s+few|kilk[au]|paru|หลาย)\s")
 SEVERAL_WORDS = lazy(r"\b(?:several|multiple|a\s+few|kilk[au]|paru|หลาย)\s")
 _PLURAL_BEFORE = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 
 
 def says_several(window: str) -> bool:
-    """``SEVERAL.search(window)`` as a bool, the plural read off the end without a regex."""
+    r"""Whether ``window`` (the text before a card) ends in a plural or holds "several":
+    ``[a-z0-9]s\s*$`` or ``SEVERAL_WORDS``, the plural read off the end without a regex."""
     end = window.rstrip()  # what "\s*$" allows after the "s"
     if len(end) >= 2 and end[-1] == "s" and end[-2] in _PLURAL_BEFORE:
         return True
