@@ -14,8 +14,8 @@ import os
 import random
 import signal
 from collections import OrderedDict
-from collections.abc import Callable, Coroutine, Sequence
-from contextlib import suppress
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any, Final
 
@@ -44,6 +44,7 @@ __all__ = [
     "answer_once",
     "handled_updates",
     "lane",
+    "running",
     "serve_polling",
     "state_file",
 ]
@@ -331,22 +332,37 @@ def handled_updates(settings: Settings, desk: Desk, path: Path | None = None) ->
     return HandledUpdates(desk.store, token.split(":", 1)[0], path)
 
 
+@asynccontextmanager
+async def running(app: TgApp, on_signal: Callable[[], object]) -> AsyncIterator[None]:
+    """The one lifecycle of both delivery modes: SIGINT/SIGTERM call ``on_signal``; the app is
+    initialised, its post_init run and started; on the way out it is stopped, post_stop run,
+    shut down, and the signal handlers removed."""
+    loop = asyncio.get_running_loop()
+    signals = (signal.SIGINT, signal.SIGTERM)
+    for sig in signals:
+        with suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(sig, on_signal)
+    try:
+        async with app:
+            if app.post_init is not None:
+                await app.post_init(app)
+            await app.start()
+            try:
+                yield
+            finally:
+                await app.stop()
+                if app.post_stop is not None:
+                    await app.post_stop(app)
+    finally:
+        for sig in signals:
+            with suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(sig)
+
+
 async def serve_polling(app: TgApp, settings: Settings, desk: Desk) -> None:
     """``vram telegram`` without a webhook: :class:`Poller` until SIGINT or SIGTERM."""
     bot_id = settings.require_telegram().split(":", 1)[0]
     poller = Poller(app, handled_updates(settings, desk, state_file(bot_id)))
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(sig, poller.stop)
-    async with app:
-        if app.post_init is not None:
-            await app.post_init(app)
+    async with running(app, poller.stop):
         await app.bot.delete_webhook()
-        await app.start()
-        try:
-            await poller.run()
-        finally:
-            await app.stop()
-            if app.post_stop is not None:
-                await app.post_stop(app)
+        await poller.run()

@@ -15,8 +15,6 @@ import asyncio
 import hmac
 import json
 import logging
-import signal
-from contextlib import suppress
 from typing import Any, Final
 
 from aiohttp import web
@@ -26,7 +24,14 @@ from bot import health
 from bot.desk import Desk
 from bot.settings import Settings
 from bot.telegram.base import ALLOWED_UPDATES, TgApp
-from bot.telegram.delivery import HandledUpdates, answer_once, handled_updates, lane, state_file
+from bot.telegram.delivery import (
+    HandledUpdates,
+    answer_once,
+    handled_updates,
+    lane,
+    running,
+    state_file,
+)
 from bot.web.server import DeskSite, error_response
 
 __all__ = ["MAX_BODY_BYTES", "SECRET_HEADER", "WebhookServer", "serve_webhook"]
@@ -161,30 +166,14 @@ async def serve_webhook(
         app, handled, secret=secret.get_secret_value(), path=settings.telegram_webhook_path
     )
     stopping = stop if stop is not None else asyncio.Event()
-    loop = asyncio.get_running_loop()
-    signals = (signal.SIGINT, signal.SIGTERM)
-    for sig in signals:
-        with suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(sig, stopping.set)
-    try:
-        async with app:
-            if app.post_init is not None:
-                await app.post_init(app)
-            await app.start()
-            try:
-                await server.start(settings.telegram_webhook_listen, settings.telegram_webhook_port)
-                await app.bot.set_webhook(
-                    settings.telegram_webhook_url,
-                    secret_token=secret.get_secret_value(),
-                    allowed_updates=ALLOWED_UPDATES,
-                )
-                await stopping.wait()
-            finally:
-                await server.close()
-                await app.stop()
-                if app.post_stop is not None:
-                    await app.post_stop(app)
-    finally:
-        for sig in signals:
-            with suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.remove_signal_handler(sig)
+    async with running(app, stopping.set):
+        try:
+            await server.start(settings.telegram_webhook_listen, settings.telegram_webhook_port)
+            await app.bot.set_webhook(
+                settings.telegram_webhook_url,
+                secret_token=secret.get_secret_value(),
+                allowed_updates=ALLOWED_UPDATES,
+            )
+            await stopping.wait()
+        finally:
+            await server.close()
