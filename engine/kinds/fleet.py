@@ -117,15 +117,18 @@ def budget(b: Builder) -> Answer:
     """The biggest models the monthly budget can serve, each at its best precision."""
     assert b.q.budget_usd is not None
     limit_usd = b.q.budget_usd
+    coding = CODING.search(b.q.text.lower()) is not None  # "for coding": code models only
 
     def firsts() -> Iterator[tuple[ServingRow, dict[str, Any] | None]]:
         for rows in by_rank(b.cat):  # each model's first row within the budget
             for r in rows:
-                if r.monthly_usd <= limit_usd:
+                if r.monthly_usd <= limit_usd and (r.code or not coding):
                     yield r, None
                     break
 
     b.assume("default_context", ctx=ctx_label(DEFAULT_CONTEXT))
+    if coding:
+        b.assume("coding_only")
     answer = Answer(kind="budget", budget=best_per_size(b, firsts()), budget_usd=limit_usd)
     return b.finish(describe(b.voice, answer))
 

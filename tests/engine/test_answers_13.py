@@ -195,3 +195,20 @@ def test_faq_with_a_card_carries_it(cat: Catalog) -> None:
     a = ask("cheapest vram per gb", catalog=cat)
     assert a.kind == "faq" and a.card is not None
     assert a.card.name == min(cat.cards, key=lambda c: c.usd_per_gb_month).name
+
+
+@pytest.mark.parametrize(
+    "q",
+    [
+        "best model under $500/month for coding",
+        "co do kodu za 500 dolarów miesięcznie?",
+        "โมเดลเขียนโค้ดงบ $500 ต่อเดือน",
+    ],
+)
+def test_a_budget_for_coding_lists_code_models_only(cat: Catalog, q: str) -> None:
+    a = ask(q, catalog=cat)
+    assert a.kind == "budget" and a.budget
+    assert all("code" in cat.model_by_id[o.model_id].tasks for o in a.budget)
+    assert any(n.code == "coding_only" for n in a.assumptions)
+    plain = ask("best model under $500/month", catalog=cat)
+    assert any("code" not in cat.model_by_id[o.model_id].tasks for o in plain.budget)
