@@ -11,7 +11,7 @@ from engine.kinds.base import Builder
 from engine.kinds.ladder import Hardware
 from engine.kinds.sizing import training_notes
 from engine.limits import MAX_BATCH, MAX_CONTEXT_TOKENS
-from engine.recommend import is_tight, recommend, set_price
+from engine.recommend import Workload, is_tight, recommend, set_price
 from engine.sizing import max_batch, max_context_tokens
 from engine.text.fit import describe_fit
 from engine.text.limit import describe_limit
@@ -43,59 +43,56 @@ def rental_for(b: Builder, req: Request) -> Pick | None:
     return pick.model_copy(update={"precision": req.precision, "need_gb": need})
 
 
-def fit_on(b: Builder, hw: Hardware, req: Request) -> Fit:
-    """Every rung of the ladder on ``hw``, the asked one's verdict, limits and the changes."""
-    shown_rungs, options = ladder.ladder_options(b, hw, req)
+def fit_on(b: Builder, hw: Hardware, req: Request, w: Workload) -> Fit:
+    """Every rung of the ladder on ``hw``, the asked one's verdict, limits and the changes
+    (``w``: the asked request's workload)."""
+    shown_rungs, options, asked_at, best_at = ladder.ladder_options(b, hw, req)
     # the asked request is one of the rungs when the hardware runs it: its option is that one
-    # (None for every rung but the asked one; a training request has its own one rung)
-    reqs = [req] if shown_rungs is None else [g.req for g in shown_rungs]
-    asked = next((o for r, o in zip(reqs, options, strict=True) if r is req), None)
-    if asked is None:
-        asked = ladder.option(b, hw, req)
-    best_at = next((i for i, o in enumerate(options) if o.fits), None)
+    asked = options[asked_at] if asked_at is not None else ladder.option(b, hw, req)
     best_req = None
     best = None
     if best_at is not None:
         best_req = req if shown_rungs is None else ladder.rung_request(b, req, shown_rungs[best_at])
-        best = options[best_at].model_copy(
-            update={"max_context_tokens": ladder.max_context(b, hw, best_req)}
-        )
-        options[best_at] = best
+        # this call's own fresh option, not shared yet: its one late field filled in place
+        best = options[best_at]
+        best.__dict__["max_context_tokens"] = ladder.max_context(b, hw, best_req)
     can_run = ladder.runnable(b, hw, req)
     mctx = ladder.max_context(b, hw, req) if can_run else 0
     mbatch = ladder.max_users(b, hw, req) if can_run else 0
-    w = b.workload(req, b.breakdown(req).total)  # the asked request's workload
     is_offered, why = ladder.offered(hw, w)
-    shown = req if asked.fits else best_req
+    fits = asked.fits
+    shown = req if fits else best_req
     dec, dec_kv = ladder.decode(b, hw, shown) if shown is not None else (None, None)
+    card = hw.card
     price = None
-    if hw.card is not None and is_offered:
-        price = set_price(b.cat, hw.card, hw.count)[2]
-    rental = rental_for(b, shown) if shown is not None and not (is_offered and asked.fits) else None
-    # Fit(...) stored straight, field by field in declaration order: the keyword call costs
-    # more than the fit's own sums. Every field is given; the float fields keep the
-    # generated __init__'s int-to-float step (a plain VRAM amount may be asked as an int).
+    if card is not None and is_offered:
+        price = set_price(b.cat, card, hw.count)[2]
+    rental = rental_for(b, shown) if shown is not None and not (is_offered and fits) else None
+    headroom = asked.headroom_gb
+    # Fit(...) stored straight, key by key in declaration order: the keyword call costs more
+    # than the fit's own sums. Every field is given; the sums here are floats already, and
+    # a plain VRAM amount (maybe asked as an int) keeps the generated __init__'s float step.
     f = _new(Fit)
     d = f.__dict__
     d["card"] = hw.name
     d["count"] = hw.count
-    d["fits"] = asked.fits
-    d["headroom_gb"] = _float(asked.headroom_gb)
-    d["tight"] = asked.fits and is_tight(asked.headroom_gb, hw.count)
-    d["monthly_usd"] = _float(price)
+    d["fits"] = fits
+    d["headroom_gb"] = headroom
+    d["tight"] = fits and is_tight(headroom, hw.count)
+    d["monthly_usd"] = price
     d["reason"] = why
     d["vram_gb"] = _float(hw.vram_gb)
-    d["decode_tok_s"] = _float(dec)
+    d["decode_tok_s"] = dec
     d["options"] = options  # this call's own fresh lists
     d["best"] = best
     d["offered"] = is_offered
     d["max_context_tokens"] = mctx
     d["max_batch"] = mbatch
-    d["changes"] = [] if asked.fits else ladder.changes(b, hw, req, best_req, mctx, mbatch)
+    d["changes"] = [] if fits else ladder.changes(b, hw, req, best_req, mctx, mbatch)
     d["rental"] = rental
-    d["interconnect"] = hw.card.interconnect if hw.card is not None else None
-    d["link_gbps"] = _float(hw.card.link_gbps) if hw.card is not None else None
-    d["decode_kv_tok_s"] = _float(dec_kv)
+    d["interconnect"] = card.interconnect if card is not None else None
+    d["link_gbps"] = card.link_gbps if card is not None else None
+    d["decode_kv_tok_s"] = dec_kv
     d["precision"] = req.precision
     return f
 
@@ -108,7 +105,7 @@ def fit(b: Builder, req: Request) -> Answer:
     bd = b.breakdown(req)
     w = b.workload(req, bd.total)
     hws = targets(b, req)
-    fits = [fit_on(b, hw, req) for hw in hws]
+    fits = [fit_on(b, hw, req, w) for hw in hws]
     for f in fits:
         if f.reason:
             b.caveat(f"why.{f.reason}", card=f.card, count=f.count, heads=req.model.attention_heads)

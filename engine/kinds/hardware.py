@@ -4,7 +4,7 @@ amount of VRAM, and the two yes/no questions about it (is it rented, does it run
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine import native
 from engine.answer_types import Request
@@ -13,47 +13,42 @@ from engine.models import Card, OwnedCard
 from engine.recommend import Workload, set_allowed
 
 
-@dataclass(frozen=True)
-class Hardware:
-    """The asked hardware: a card and a count, or a plain amount of memory (``card`` None)."""
+class Hardware(NamedTuple):
+    """The asked hardware: a card and a count, or a plain amount of memory (``card`` None).
+
+    Built by ``card_hardware``, ``owned_hardware`` and ``capacity_hardware`` only: a named
+    tuple (every fit builds one per target) with what the ladder reads of the known card
+    stored once, not derived on every read."""
 
     label: str
     card: Card | None
-    count: int
+    count: int  # type: ignore[assignment]  # the field shadows tuple.count, never called
     vram_gb: float
-    owned: OwnedCard | None = None  # a card we do not rent (hardware.yaml); card is None
-
-    @property
-    def fp8(self) -> bool | None:
-        """FP8 support; None for a plain VRAM amount (the hardware is not known)."""
-        known = self.card or self.owned
-        return None if known is None else known.fp8
-
-    @property
-    def bandwidth_gbps(self) -> float | None:
-        known = self.card or self.owned
-        return None if known is None else known.bandwidth_gbps * self.count
-
-    @property
-    def name(self) -> str:
-        known = self.card or self.owned
-        return known.name if known is not None else self.label
+    owned: OwnedCard | None  # a card we do not rent (hardware.yaml); card is None
+    fp8: bool | None  # FP8 support; None for a plain VRAM amount (the hardware is not known)
+    bandwidth_gbps: float | None  # the set's, None for a plain VRAM amount
+    name: str  # the known card's name, else the label
 
 
 def card_hardware(card: Card, count: int | None) -> Hardware:
     n = count or card.min_count
     label = card.name if n == 1 else f"{n}× {card.name}"
-    return Hardware(label, card, n, card.vram_gb * n)
+    row = (label, card, n, card.vram_gb * n, None, card.fp8, card.bandwidth_gbps * n, card.name)
+    return _tuple_new(Hardware, row)
 
 
 def owned_hardware(card: OwnedCard, count: int | None) -> Hardware:
     n = count or 1
     label = card.name if n == 1 else f"{n}× {card.name}"
-    return Hardware(label, None, n, card.vram_gb * n, card)
+    row = (label, None, n, card.vram_gb * n, card, card.fp8, card.bandwidth_gbps * n, card.name)
+    return _tuple_new(Hardware, row)
 
 
 def capacity_hardware(label: str, vram_gb: float) -> Hardware:
-    return Hardware(label, None, 1, vram_gb)
+    return _tuple_new(Hardware, (label, None, 1, vram_gb, None, None, None, label))
+
+
+_tuple_new = tuple.__new__
 
 
 def offered(hw: Hardware, w: Workload) -> tuple[bool, str | None]:

@@ -161,28 +161,37 @@ def ladder_requests(b: Builder, hw: Hardware, req: Request) -> list[Request]:
 
 def ladder_options(
     b: Builder, hw: Hardware, req: Request
-) -> tuple[list[Rung] | None, list[FitOption]]:
+) -> tuple[list[Rung] | None, list[FitOption], int | None, int | None]:
     """The rungs ``ladder_requests`` gives (None: a training request, its one rung) with
-    each one's ``option``: the same sums as ``room_on`` and ``ceiling``, term for term."""
+    each one's ``option`` (the same sums as ``room_on`` and ``ceiling``, term for term), the
+    index of the asked request's option (None: the hardware does not run it) and of the
+    first that fits (None: none does)."""
     if req.task != "inference":
-        return None, [option(b, hw, req)]
+        o = option(b, hw, req)
+        return None, [o], 0, 0 if o.fits else None
     m = req.model
     assert m is not None
-    vram, count, bw = hw.vram_gb, hw.count, hw.bandwidth_gbps
+    vram, count, bw, hw_fp8 = hw.vram_gb, hw.count, hw.bandwidth_gbps, hw.fp8
     copies = count > 1 and (hw.card is not None or hw.owned is not None)
     kv_heads, replicated = (None if m.mla else m.kv_heads), bool(m.mla)
     kvd, ctx, batch = req.kv_dtype, req.context_tokens, req.batch
+    said = b.q.precision
     shown: list[Rung] = []
     options: list[FitOption] = []
+    asked_at = best_at = None
     for g in rungs(b, req):
-        if g.fp8 and not _runs(b, hw, g):
-            continue
+        if g.fp8 and not (bool(hw_fp8) if hw_fp8 is not None else g.precision == said):
+            continue  # _runs: FP8 weights on hardware without FP8
+        if g.req is req:
+            asked_at = len(options)
         extra = kv_extra_gb(g.kv, count, kv_heads, replicated) if copies else 0.0
         room = vram - g.total - extra * count
-        fits = room >= 0
         dec = None
-        if fits and bw is not None:
-            dec = (bw / count if g.split else bw) / g.read
+        if room >= 0:
+            if best_at is None:
+                best_at = len(options)
+            if bw is not None:
+                dec = (bw / count if g.split else bw) / g.read
         shown.append(g)
         o = _new(FitOption)  # numbers computed here, floats already: nothing to coerce
         d = o.__dict__  # stored key by key, in field order: no keyword dict per option
@@ -191,12 +200,12 @@ def ladder_options(
         d["context_tokens"] = ctx
         d["batch"] = batch
         d["total_gb"] = g.total
-        d["fits"] = fits
+        d["fits"] = room >= 0
         d["headroom_gb"] = room
         d["decode_tok_s"] = dec
         d["max_context_tokens"] = None
         options.append(o)
-    return shown, options
+    return shown, options, asked_at, best_at
 
 
 _new = object.__new__
