@@ -245,11 +245,20 @@ def _options(catalog: Catalog, w: Workload) -> list[_Option]:
         # decode_for(...) or 0.0, written out: bandwidth x (1 if split else n) / read
         decode = (bw_one if split else bw_n) / read if read else 0.0
         out.append((price, -decode, n, card))
-    out.sort(key=_by_price_then_speed)
+    if _price_ties(catalog):  # else the table's own order, cheapest first, is the sorted one
+        out.sort(key=_by_price_then_speed)
     return out
 
 
 _by_price_then_speed = itemgetter(0, 1)
+
+
+@lru_cache(maxsize=8)
+def _price_ties(catalog: Catalog) -> bool:
+    """Whether two sets of the fleet cost the same: only then can the speed reorder
+    ``_options`` (its sets come from a table sorted by price, and the sort is stable)."""
+    prices = [s[3] for s in _sets(catalog)]
+    return len(set(prices)) < len(prices)
 
 
 @lru_cache(maxsize=8)

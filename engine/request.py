@@ -226,18 +226,20 @@ def build_request(b: Builder) -> tuple[Request, ModelNote | None] | None:
         count = q.count if q.count is not None else base.count
     if q.task_generic and task == "full":
         b.assume("generic_finetune")
-    req = Request(
-        task=task,
-        model=ref,
-        precision=precision,
-        kv_dtype=kv,
-        context_tokens=ctx,
-        batch=batch,
-        card=card,
-        count=count,
-        weight_parts=weight_parts,
-    )
+    # Request(...) stored straight, key by key in field order: every field is given, and
+    # none is a float, a list or a dict the generated __init__ would convert
+    req = _new(Request)
+    d = req.__dict__
+    d["task"] = task
+    d["model"] = ref
+    d["precision"] = precision
+    d["kv_dtype"] = kv
+    d["context_tokens"] = ctx
+    d["batch"] = batch
+    d["card"] = card
+    d["count"] = count
+    d["weight_parts"] = weight_parts
     return req, note
 
 
-# -- arithmetic shared by several kinds
+_new = object.__new__

@@ -4,7 +4,7 @@ would make it fit) and limit (the longest context or most users it holds).
 
 from __future__ import annotations
 
-from engine.answer_types import Answer, Fit, Limit, LimitOption, Pick, Request
+from engine.answer_types import Answer, Fit, Limit, LimitOption, Pick, Request, new_answer
 from engine.frozen import as_float as _float
 from engine.kinds import ladder
 from engine.kinds.base import Builder
@@ -131,18 +131,20 @@ def fit(b: Builder, req: Request) -> Answer:
         ):
             alts.append(rental.model_copy(update={"reason": "lower_precision"}))
         # a set's speed line names the link it crosses (engine/text/fit.py)
-    answer = Answer(
-        kind="fit",
-        request=req,
-        memory_gb=bd.as_dict(),
-        recommendation=pick,
-        alternatives=alts,
-        decode_tok_s=first.decode_tok_s if first else None,
-        decode_kv_tok_s=first.decode_kv_tok_s if first else None,
-        cluster_nodes=nodes,
-        fit=first,
-        fits=fits,
-        kv_bytes_per_token=b.kv_per_token(req),
+    answer = new_answer(
+        {
+            "kind": "fit",
+            "request": req,
+            "memory_gb": bd.as_dict(),
+            "recommendation": pick,
+            "alternatives": alts,
+            "decode_tok_s": first.decode_tok_s if first else None,
+            "decode_kv_tok_s": first.decode_kv_tok_s if first else None,
+            "cluster_nodes": nodes,
+            "fit": first,
+            "fits": fits,
+            "kv_bytes_per_token": b.kv_per_token(req),
+        }
     )
     return b.finish(describe_fit(b.voice, answer))
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.answer_types import Answer, Pick, Request
+from engine.answer_types import Answer, Pick, Request, new_answer
 from engine.kinds import ladder
 from engine.kinds.base import Builder
 from engine.recommend import cheapest_price, recommend, recommend_with_alternatives
@@ -35,17 +35,19 @@ def sizing(b: Builder, req: Request) -> Answer:
     if pick is not None:
         hw = ladder.card_hardware(b.cat.card_by_name[pick.card], pick.count)
         kv_lower = ladder.decode(b, hw, req)[1]
-    answer = Answer(
-        kind="sizing",
-        decode_kv_tok_s=kv_lower,
-        request=req,
-        memory_gb=bd.as_dict(),
-        recommendation=pick,
-        alternatives=alts,
-        decode_tok_s=pick.decode_tok_s if pick else None,
-        cluster_nodes=nodes,
-        quick_rule_gb=quick if req.task == "inference" else None,
-        kv_bytes_per_token=kvbpt,
+    answer = new_answer(
+        {
+            "kind": "sizing",
+            "decode_kv_tok_s": kv_lower,
+            "request": req,
+            "memory_gb": bd.as_dict(),
+            "recommendation": pick,
+            "alternatives": alts,
+            "decode_tok_s": pick.decode_tok_s if pick else None,
+            "cluster_nodes": nodes,
+            "quick_rule_gb": quick if req.task == "inference" else None,
+            "kv_bytes_per_token": kvbpt,
+        }
     )
     return b.finish(describe(b.voice, answer))
 
