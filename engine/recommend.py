@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from functools import lru_cache
 from operator import itemgetter
 from typing import NamedTuple
@@ -333,32 +332,48 @@ def alternatives(
     """Up to two useful other options: a CUDA card when the pick is ROCm, a faster card at a
     modest premium, a cheaper multi-card set, or more room when the pick is tight
     (``options``: the workload's own ``_options``)."""
-    limit = 2
     name, count = pick.card, pick.count
-    # an option is (price, -decode, n, card)
-    options = [o for o in options if o[2] != count or o[3].name != name]
+    # an option is (price, -decode, n, card); each reason takes the first option (cheapest
+    # first) that meets it and is not taken yet, until two are taken: plain loops, no closures
+    rest = [o for o in options if o[2] != count or o[3].name != name]
     chosen: list[tuple[_Option, str]] = []
-
-    def take(candidates: Iterable[_Option], reason: str) -> None:
-        taken = {(o[3].name, o[2]) for o, _ in chosen}
-        for o in candidates:  # options are sorted cheapest first
-            if (o[3].name, o[2]) not in taken and len(chosen) < limit:
-                chosen.append((o, reason))
-                return
-
-    if catalog.card_by_name[pick.card].platform != "CUDA":
-        take((o for o in options if o[3].platform == "CUDA"), "cuda")
+    taken: list[tuple[str, int]] = []
+    if catalog.card_by_name[name].platform != "CUDA":
+        cuda = next((o for o in rest if o[3].platform == "CUDA"), None)  # nothing taken yet
+        if cuda is not None:
+            chosen.append((cuda, "cuda"))
+            taken.append((cuda[3].name, cuda[2]))
+    price = pick.monthly_usd
     if pick.decode_tok_s:
         floor = pick.decode_tok_s * 1.5
-        take(
-            (o for o in options if -o[1] >= floor and o[0] <= pick.monthly_usd * 2.5),
-            "faster",
-        )
-    take((o for o in options if o[0] < pick.monthly_usd and o[2] > 1), "cheaper_set")
-    if pick.tight:
-        headroom_ok = (o for o in options if not is_tight(set_headroom_gb(o[3], o[2], w), o[2]))
-        take(headroom_ok, "roomier")
+        dearest = price * 2.5
+        for o in rest:
+            if -o[1] >= floor and o[0] <= dearest and (o[3].name, o[2]) not in taken:
+                chosen.append((o, "faster"))
+                taken.append((o[3].name, o[2]))
+                break
+    if len(chosen) < _LIMIT:
+        for o in rest:
+            if o[0] < price and o[2] > 1 and (o[3].name, o[2]) not in taken:
+                chosen.append((o, "cheaper_set"))
+                taken.append((o[3].name, o[2]))
+                break
+    if pick.tight and len(chosen) < _LIMIT:
+        roomy = _roomier(rest, taken, w)
+        if roomy is not None:
+            chosen.append((roomy, "roomier"))
     return [make_pick(catalog, o[3], o[2], w, reason) for o, reason in chosen]
+
+
+_LIMIT = 2  # alternatives shown at most
+
+
+def _roomier(rest: list[_Option], taken: list[tuple[str, int]], w: Workload) -> _Option | None:
+    """The first option not taken that is not tight for the workload."""
+    for o in rest:
+        if (o[3].name, o[2]) not in taken and not is_tight(set_headroom_gb(o[3], o[2], w), o[2]):
+            return o
+    return None
 
 
 def tensor_parallel_counts(attention_heads: int, max_cards: int = NODE_CARDS) -> list[int]:
