@@ -7,11 +7,13 @@ the way tensor parallelism splits it. Whether the fleet rents that set is a sepa
 
 from __future__ import annotations
 
+from functools import lru_cache
 from operator import itemgetter
 from typing import NamedTuple
 
 from engine import native
 from engine.answer_types import FitChange, FitOption, Request
+from engine.catalog import Catalog
 from engine.frozen import as_float as _float
 from engine.kinds.base import Builder
 from engine.kinds.hardware import (
@@ -89,26 +91,35 @@ def _rungs(b: Builder, req: Request) -> list[Rung]:
     m = req.model
     assert m is not None
     cat = b.cat
-    by_name = cat.precision_by_name
     table = [_eager(b, req)]
     kv = table[0].kv  # one cache sum serves every rung (Builder._breakdown's memo)
     active = m.active_params_b or m.params_b
     split_parts = m.embeddings_b is not None  # parts_for gives None for every one without
-    for p in LADDER:
-        if p == req.precision or p not in by_name:
+    for p, bpp, fp8, gguf in _ladder_rows(cat):
+        if p == req.precision:
             continue
         parts = native.parts_for(cat, m, p) if split_parts else None
         if parts is not None:  # a mixed checkpoint: the request and its sums, the long way
             table.append(_eager(b, req.model_copy(update={"precision": p, "weight_parts": parts})))
             continue
         # Builder._breakdown / inference() / read_per_token_gb for one precision, term for term
-        prec = by_name[p]
-        bpp = prec.bytes_per_param
         w = m.params_b * bpp
-        row = (None, p, w + kv + OVERHEAD_GB, w, kv, prec.needs_fp8, active * bpp, prec.gguf)
+        row = (None, p, w + kv + OVERHEAD_GB, w, kv, fp8, active * bpp, gguf)
         table.append(_tuple_new(Rung, row))  # Rung(*row), without its Python-level __new__
     table.sort(key=_by_weights, reverse=True)  # stable: ties keep their order, as -weights did
     return table
+
+
+@lru_cache(maxsize=8)
+def _ladder_rows(cat: Catalog) -> tuple[tuple[str, float, bool, bool], ...]:
+    """(name, bytes per parameter, needs FP8, GGUF) of each ladder precision the catalog has,
+    in ladder order; per catalog (``bytes_per_param`` is ``bits / 8``, read once here)."""
+    by_name = cat.precision_by_name
+    return tuple(
+        (p, by_name[p].bytes_per_param, by_name[p].needs_fp8, by_name[p].gguf)
+        for p in LADDER
+        if p in by_name
+    )
 
 
 _tuple_new = tuple.__new__
@@ -306,27 +317,13 @@ def changes(
                 _fit_change("kv_cache", req.precision, "fp8", ctx, batch, hw.count, total, room)
             )
     # a shorter context or fewer users: the searches' own probe gives room_on's sums
-    if 0 < mctx < req.context_tokens:
+    prec, kvd, ctx, n = req.precision, req.kv_dtype, req.context_tokens, hw.count
+    if 0 < mctx < ctx:
         total, room = probe(b, hw, req).room_at(mctx, req.batch)
-        out.append(
-            _fit_change(
-                "context", req.precision, req.kv_dtype, mctx, req.batch, hw.count, total, room
-            )
-        )
+        out.append(_fit_change("context", prec, kvd, mctx, req.batch, n, total, room))
     if 0 < mbatch < req.batch:
-        total, room = probe(b, hw, req).room_at(req.context_tokens, mbatch)
-        out.append(
-            _fit_change(
-                "batch",
-                req.precision,
-                req.kv_dtype,
-                req.context_tokens,
-                mbatch,
-                hw.count,
-                total,
-                room,
-            )
-        )
+        total, room = probe(b, hw, req).room_at(ctx, mbatch)
+        out.append(_fit_change("batch", prec, kvd, ctx, mbatch, n, total, room))
     if hw.card is not None or hw.owned is not None:
         out += more_cards(b, hw, req)
     return out
