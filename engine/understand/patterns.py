@@ -9,6 +9,7 @@ import re
 
 from engine.lazyre import lazy
 from engine.models import Task
+from engine.understand.stop_words import STOP_WORDS as STOP_WORDS
 
 MAX_MENTIONS = 8  # cards, model ids or precisions read from one message
 GROUPED = r"(\d{1,3}(?:[ ,]\d{3})+|\d+)"
@@ -188,10 +189,16 @@ def shape_field(word: str) -> str:
     return "layers"
 
 
+# Each hint's literals, for reading every gate off the question's words in one pass.
+HINT_WORDS: dict[int, tuple[str, ...]] = {}
+
+
 def hint(*words: str) -> re.Pattern[str]:
     """A bare alternation of literals: the regex engine skips to their first letters, so this
     is a cheap gate before a pattern that would otherwise be tried at every position."""
-    return lazy("|".join(re.escape(w) for w in words))
+    rx = lazy("|".join(re.escape(w) for w in words))
+    HINT_WORDS[id(rx)] = words
+    return rx
 
 
 def whole_words(*words: str) -> str:
@@ -358,38 +365,3 @@ ID_LIKE = lazy(r"[a-z]{2}[\w.\-]*?\d|[a-z]/[a-z]|[a-z]:\w")  # on one short word
 # Separators at a word's edge; "[-:/_.](?<!\S[-:/_.])" is "(?<!\S)[-:/_.]", opening with a class.
 EDGE_SEPARATORS = lazy(r"[-:/_.](?:(?<!\S[-:/_.])[-:/_.]*|[-:/_.]*(?!\S))")
 GLUED_SIZE = lazy(r"^([a-z][a-z]+)(\d+(?:\.\d+)?)b$")
-
-# Words that are never part of a model name (suggest.py reads this set too).
-_STOP_WORDS = (
-    "how much many vram memory gpu gpus need needed needs do does i you we my to for run "
-    "running serve serving with at on in a an the of is it can what which model models llm "
-    "size and or fit fits will would should please pls plz me about any card cards cheapest "
-    "best cost costs price month monthly per tokens token users user context ctx batch "
-    "concurrent want like get use using required require enough big vs versus instead same "
-    "also ile potrzebuje potrzebuję dla w na czy jaki jaka jakie modelu z przy oraz karta "
-    "karty karcie kontekst kontekstem partia partii mieści zmieści się sie co samo teraz "
-    "zamiast miesięcznie użytkowników tokenów jak then now ok okay hey hi hello there this "
-    "that these those be are am was max maximum longest biggest largest long good great new "
-    "newest latest local locally could got give tell show know check say says said if from by "
-    "as so just only one two three four eight our your its their kind sort type version quick "
-    "question thanks thank thx pytanie english polish thai answer weights weight params "
-    "parameters parameter billion quantized quantised quant quantization fine tune tuning "
-    "inference infer host hosting deploy deployment training train chat instruct base hf gguf "
-    "api server servers setup rig machine box home cloud rent renting rental hire there's "
-    "what's whats i'm im it's dollars dollar usd bucks budget under below within upto up less "
-    "than more most mo each around approx approximately roughly minimum min least total "
-    "overall all every shall may might must let lets let's estimate calculate compute figure "
-    "out sizing sized work works working go going make making possible ever really actually "
-    "still even anyway other else via bit bits fp precision cache kv people concurrency "
-    "requests request sessions session streams stream parallel k m gb gib ram mój moja moje "
-    "mam chcę chce proszę prosze dzięki dziekuje dziękuję modele najlepszy najlepsza najlepsze "
-    "za miesiąc miesiac miesiące miesięcy uruchomić uruchomic mogę moge można mozna kosztuje "
-    "koszt cena taniej tanio dwie dwóch dwa trzy cztery osiem kartach kartami kart razem jedna "
-    "jeden jako działają dzialaja działa dziala pamięci pamieci potrzeba potrzebne wystarczy "
-    "zmieszczę zmieszcze odpalić odpalic lokalnie ilu jaką jakiego który która które czym "
-    "ktora ktore ktory najwięcej najwiecej maksymalny maksymalnie najdłuższy najdluzszy "
-    "uzytkownikow użytkownika sesji rozmów coding chatbot assistant agent rag production prod "
-    "dev test testing cheap fast faster speed quality vision multimodal several multiple few "
-    "kilka kilku paru hour hours hourly godzina godziny godzinę godzin wynająć wynajac wynajem"
-)
-STOP_WORDS = frozenset(_STOP_WORDS.split())  # autocomplete reads them too

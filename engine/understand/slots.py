@@ -15,17 +15,15 @@ from engine.limits import (
     tokens,
 )
 from engine.understand.catalog_words import CatalogWords, names_number
+from engine.understand.gates import HAS_BATCH, HAS_CONTEXT_WORD, HAS_SHAPE
 from engine.understand.patterns import (
     BATCH,
-    BATCH_HINTS,
     BATCH_STARTS,
     BIG_NUMBER,
     CONTEXT_BEFORE,
     CONTEXT_KM,
     CONTEXT_TOKENS,
     CONTEXT_WORD,
-    CONTEXT_WORD_HINTS,
-    SHAPE_HINTS,
     SHAPE_WORDS,
     SIZE,
     VRAM_GB,
@@ -51,10 +49,10 @@ def cut(text: str, m: re.Match[str]) -> str:
     return text[: m.start()] + " " + text[m.end() :]
 
 
-def read_numbers(q: Query, s: str, words: CatalogWords) -> tuple[str, str]:
+def read_numbers(q: Query, s: str, words: CatalogWords, flags: int) -> tuple[str, str]:
     """Context, batch, VRAM, size: the slots that are numbers. Returns the rest of the text
-    and the word right before the size ("zephyr" in "zephyr 7b")."""
-    context_word = CONTEXT_WORD_HINTS.search(s) is not None  # cuts below only remove words
+    and the word right before the size ("zephyr" in "zephyr 7b"); ``flags``: its gates."""
+    context_word = bool(flags & HAS_CONTEXT_WORD)  # cuts below only remove words
     if context_word and (m := CONTEXT_BEFORE.search(s)):
         # "16k context 4 users": the number before the word, so "4" stays the users
         q.context_tokens = tokens(num(m.group(1).replace(",", "").replace(" ", "")), m.group(2))
@@ -68,7 +66,7 @@ def read_numbers(q: Query, s: str, words: CatalogWords) -> tuple[str, str]:
         q.context_tokens = tokens(num(m.group(1)), m.group(2))
         s = cut(s, m)
 
-    if BATCH_HINTS.search(s) and (m := _batch(s)):
+    if flags & HAS_BATCH and (m := _batch(s)):
         q.batch = int(next(g for g in m.groups() if g))
         s = cut(s, m)
 
@@ -109,9 +107,9 @@ def _free(rx: re.Pattern[str], s: str, words: CatalogWords) -> re.Match[str] | N
     return None
 
 
-def read_shape(q: Query, s: str) -> str:
+def read_shape(q: Query, s: str, flags: int) -> str:
     """ "70b, 80 layers, 8 kv heads": the shape said inline, cut from the text."""
-    if not SHAPE_HINTS.search(s):
+    if not flags & HAS_SHAPE:
         return s
     for m in list(SHAPE_WORDS.finditer(s))[:8]:
         value, word = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
