@@ -47,8 +47,10 @@ WHAT_FITS = lazy(
 # regex engine skip straight to the next digit instead of trying the lookbehind everywhere.
 CONTEXT_KM = lazy(r"(\d(?<![\w.$/:\-]\d)\d*(?:[.,]\d+)?)\s*(k|m)\b(?!\s*(?:usd|\$|b\b|gb\b))")
 CONTEXT_WORD = lazy(
-    r"\b(?:ctx|context(?:\s+(?:length|window|size))?|kontekst\w*|seq(?:uence)?(?:\s+len(?:gth)?)?"
-    r"|max[\s_-]*len|บริบท|ความยาว)\s*(?:of|=|:|o\s+d[lł]ugo[sś]ci|length|len)?\s*"
+    # "\b" as "c(?<!\wc)" per word (every word opens with a \w): the engine skips to them
+    r"(?:c(?<!\wc)(?:tx|ontext(?:\s+(?:length|window|size))?)|k(?<!\wk)ontekst\w*"
+    r"|s(?<!\ws)eq(?:uence)?(?:\s+len(?:gth)?)?|m(?<!\wm)ax[\s_-]*len|บ(?<!\wบ)ริบท"
+    r"|ค(?<!\wค)วามยาว)\s*(?:of|=|:|o\s+d[lł]ugo[sś]ci|length|len)?\s*"
     + GROUPED
     + r"(?:\s*("
     + THOUSANDS
@@ -321,6 +323,7 @@ BUDGET_HINTS = hint(
     "เดือน",
 )  # fmt: skip
 CONTEXT_WORD_HINTS = hint("ctx", "context", "kontekst", "seq", "max", "บริบท", "ความยาว")
+CONTEXT_NOUN_HINTS = hint("ctx", "context", "kontekst", "บริบท")  # every CONTEXT_BEFORE ends so
 BATCH_HINTS = hint(
     "batch", "bs", "parti", "user", "concurrent", "request", "session", "conversation", "stream",
     "chat", "parallel", "people", "client", "sequence", "żytkown", "zytkown", "osob", "osób",

@@ -77,6 +77,10 @@ _CONTRACTION = lazy(r"(?<=[a-z])'(?:s|re|m|ll|d|ve)\b|(?<=[a-z])n't\b")
 _FILE_EXTENSION = lazy(r"\.(?:gguf|ggml|safetensors|bin|pt|pth|onnx)\b")
 
 
+# The first character of every HELP form ("/help", "?", "hi", "cześć", "dzień dobry", "สวัสดี").
+_HELP_HEADS = "/?hspcdชส"
+
+
 def _as_typed(raw: str, ident: str) -> str:
     """An id as the person typed it (case kept), for saying it back."""
     at = raw.lower().find(ident)
@@ -106,7 +110,8 @@ def _bare_card(part: str, catalog: Catalog) -> bool:
     flags = gates(s)
     if not flags & HAS_DIGIT or flags & HAS_CONFIG:
         return False
-    if HELP.match(s) or FAQ_COMMAND.match(s):
+    head = s.lstrip()[:1]
+    if (head in _HELP_HEADS and HELP.match(s)) or (head in "/f" and FAQ_COMMAND.match(s)):
         return False
     found = find_card(s, catalog_words(catalog), 0)
     if found is None or found[3] or not (s[: found[0]] + s[found[1] :]).isspace():
@@ -134,10 +139,11 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     else:
         config_precision = None
 
-    if HELP.match(s):
+    head = s.lstrip()[:1]  # what every HELP / FAQ_COMMAND form opens with, checked first
+    if head in _HELP_HEADS and HELP.match(s):
         q.wants_help = True
         return q
-    if (m := FAQ_COMMAND.match(s)) and m.group(1) in faq_index(catalog).ids:
+    if head in "/f" and (m := FAQ_COMMAND.match(s)) and m.group(1) in faq_index(catalog).ids:
         q.faq_topic = m.group(1)
         return q
     # Cheap substring checks first: most regexes below only run when their words are there.

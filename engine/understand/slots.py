@@ -15,7 +15,7 @@ from engine.limits import (
     tokens,
 )
 from engine.understand.catalog_words import CatalogWords, names_number
-from engine.understand.gates import HAS_BATCH, HAS_CONTEXT_WORD, HAS_SHAPE
+from engine.understand.gates import HAS_BATCH, HAS_CONTEXT_NOUN, HAS_CONTEXT_WORD, HAS_SHAPE
 from engine.understand.patterns import (
     BATCH,
     BATCH_STARTS,
@@ -53,7 +53,7 @@ def read_numbers(q: Query, s: str, words: CatalogWords, flags: int) -> tuple[str
     """Context, batch, VRAM, size: the slots that are numbers. Returns the rest of the text
     and the word right before the size ("zephyr" in "zephyr 7b"); ``flags``: its gates."""
     context_word = bool(flags & HAS_CONTEXT_WORD)  # cuts below only remove words
-    if context_word and (m := CONTEXT_BEFORE.search(s)):
+    if flags & HAS_CONTEXT_NOUN and (m := CONTEXT_BEFORE.search(s)):
         # "16k context 4 users": the number before the word, so "4" stays the users
         q.context_tokens = tokens(num(m.group(1).replace(",", "").replace(" ", "")), m.group(2))
         s = cut(s, m)
