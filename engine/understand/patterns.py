@@ -211,8 +211,9 @@ def whole_words(*words: str) -> str:
 
 # (pattern, task, generic?, words one of which must be there for the pattern to be tried)
 _TASK_RULES: tuple[tuple[str, Task, bool, tuple[str, ...]], ...] = (
-    (r"\bq[\s-]?lora\b", "qlora", False, ("lora",)),
-    (r"\blora\b", "lora", False, ("lora",)),
+    # "\b" before a word as "q(?<!\wq)": the regex engine skips to the word's first letter
+    (r"q(?<!\wq)[\s-]?lora\b", "qlora", False, ("lora",)),
+    (r"l(?<!\wl)ora\b", "lora", False, ("lora",)),
     (
         r"\bfull(?:[\s-]*(?:ft|fine[\s-]*tun\w*|finetun\w*|training|train|param\w*))\b"
         r"|\bpe[łl]n\w*\s+(?:dostrajani\w*|fine[\s-]*tun\w*|trening\w*)|\bfft\b"
@@ -230,8 +231,8 @@ _TASK_RULES: tuple[tuple[str, Task, bool, tuple[str, ...]], ...] = (
         ("fine", "sft", "train", "dostr", "trening", "trenowa", "ไฟน์จูน", "ฝึก", "เทรน"),
     ),
     (
-        r"\b(?:serv\w*|inference|infer|deploy\w*|inferencj\w*|serwow\w*|hostowa\w*)\b"
-        r"|อนุมาน",
+        r"s(?<!\ws)erv\w*\b|i(?<!\wi)nference\b|i(?<!\wi)nfer\b|d(?<!\wd)eploy\w*\b"
+        r"|i(?<!\wi)nferencj\w*\b|s(?<!\ws)erwow\w*\b|h(?<!\wh)ostowa\w*\b|อนุมาน",
         "inference",
         False,
         ("serv", "infer", "deploy", "serwow", "hostowa", "อนุมาน"),
