@@ -68,22 +68,24 @@ CONTEXT_TOKENS = lazy(
     r"(?:tokens?|tok|token[óo]w|tokeny|โทเคน)(?!\w)"
 )
 BIG_NUMBER = lazy(r"(\d(?<![\w.$/:\-,]\d)\d{3,7})(?![\w.]|\s*(?:gb|gib|usd|\$|b\b|-))")
-BATCH = lazy(
-    r"\b(?:batch(?:[\s_-]*size)?|bs|partia|partii|partią|rozmiar\s+partii|แบตช์)\s*(?:of|=|:|x)?"
-    r"\s*(\d+)\b"
-    r"|(?<![\w.$])(\d+)\s*(?:(?:concurrent|simultaneous|parallel|active|r[oó]wnoczesn\w*"
+# The batch slot, as one search that opens with a class of every character a match can open
+# with (a digit, or each form's first letter), so the regex engine skips to those; what
+# follows is chosen by that character ("(?<=b)atch"; "b(?<!\wb)" is "\bb"). Group 1 holds the
+# number after a word; groups 2 and 3 what follows a number's first digit; group 4 the
+# number after a Thai word.
+_BATCH_WORDS = (
+    r"(?:concurrent|simultaneous|parallel|active|r[oó]wnoczesn\w*"
     r"|jednoczesn\w*|aktywn\w*)(?:\s+(?:users?|requests?|sessions?|streams?|chats?"
     r"|conversations?|u[żz]ytkownik\w*|sesj\w*|rozm[oó]w|czat\w*))?"
     r"|users?|requests?|sessions?|conversations?|streams?|chats?|parallel(?:\s+\w+)?|people"
     r"|clients?|sequences?|u[żz]ytkownik\w*|os[oó]b|sesj\w*|r[oó]wnoleg\w*|rozm[oó]w|zapyta[ńn]"
-    r")(?!\w)"
-    r"|(?<![\w.$])(\d+)\s*(?:คน|ผู้ใช้|บทสนทนา|เซสชัน)"  # Thai runs words together: no edge
-    r"|(?:ผู้ใช้|คน)(?:พร้อมกัน)?\s*(\d+)"
 )
-# Every place a BATCH match can start: a digit run, or the first letters of one of its words
-# (each form after its first character, so the regex engine skips to those characters).
-BATCH_STARTS = lazy(
-    r"[\dbprแผค](?:(?<=\d)\d*|(?<=b)atch|(?<=b)s|(?<=p)arti|(?<=r)ozmiar|(?<=แ)บตช์|(?<=ผ)ู้ใช้|(?<=ค)น)"
+BATCH = lazy(
+    r"[\dbprแผค](?:(?:(?<=b)(?<!\wb)(?:atch(?:[\s_-]*size)?|s)|(?<=p)(?<!\wp)arti(?:a|i|ą)"
+    r"|(?<=r)(?<!\wr)ozmiar\s+partii|(?<=แ)(?<!\wแ)บตช์)\s*(?:of|=|:|x)?\s*(\d+)\b"
+    r"|(?<=\d)(?<![\w.$]\d)(\d*)\s*(?:" + _BATCH_WORDS + r")(?!\w)"
+    r"|(?<=\d)(?<![\w.$]\d)(\d*)\s*(?:คน|ผู้ใช้|บทสนทนา|เซสชัน)"  # Thai runs words together
+    r"|(?:(?<=ผ)ู้ใช้|(?<=ค)น)(?:พร้อมกัน)?\s*(\d+))"
 )
 SIZE = lazy(
     r"(\d(?<![\w.$]\d)\d*(?:[.,]\d+)?)\s*(b|t|bn|billion|trillion|mld|miliard\w*|bln)\b"

@@ -18,7 +18,6 @@ from engine.understand.catalog_words import CatalogWords, names_number
 from engine.understand.gates import HAS_BATCH, HAS_CONTEXT_NOUN, HAS_CONTEXT_WORD, HAS_SHAPE
 from engine.understand.patterns import (
     BATCH,
-    BATCH_STARTS,
     BIG_NUMBER,
     CONTEXT_BEFORE,
     CONTEXT_KM,
@@ -66,8 +65,12 @@ def read_numbers(q: Query, s: str, words: CatalogWords, flags: int) -> tuple[str
         q.context_tokens = tokens(num(m.group(1)), m.group(2))
         s = cut(s, m)
 
-    if flags & HAS_BATCH and (m := _batch(s)):
-        q.batch = int(next(g for g in m.groups() if g))
+    if flags & HAS_BATCH and (m := BATCH.search(s)):
+        after_word, rest, thai_rest, after_thai = m.groups()
+        if after_word is not None or after_thai is not None:
+            q.batch = int(after_word or after_thai)
+        else:  # the number opens the match: its first digit, then the rest of it
+            q.batch = int(s[m.start()] + (rest if rest is not None else thai_rest))
         s = cut(s, m)
 
     if "g" in s and (m := VRAM_GB.search(s)):  # every form ends in "gb", "gib" or "g"
@@ -88,15 +91,6 @@ def read_numbers(q: Query, s: str, words: CatalogWords, flags: int) -> tuple[str
         q.context_tokens = int(m.group(1))
         s = cut(s, m)
     return s, size_neighbor
-
-
-def _batch(s: str) -> re.Match[str] | None:
-    """``BATCH.search(s)``, tried only where a match can start (its leading lookbehind and
-    word boundary keep the regex engine from skipping ahead on its own)."""
-    for start in BATCH_STARTS.finditer(s):
-        if m := BATCH.match(s, start.start()):
-            return m
-    return None
 
 
 def _free(rx: re.Pattern[str], s: str, words: CatalogWords) -> re.Match[str] | None:
