@@ -42,7 +42,10 @@ SHARED = (*SLOTS, "task", "wants_fit", "wants_what_fits", "wants_limit")
 
 
 # Where each CONTEXT_KM match ends (its digit, spaces, "k" or "m"): fewer than two, no list.
-_KM_END = lazy(r"\d\s*[km]\b")
+# Read on the reversed text, "\d\s*[km]\b" opens with its letter ("[km](?<!\w[km])" is
+# "\b[km]"), so the regex engine skips to the few "k" and "m" instead of every digit; each
+# match holds one of those letters either way, so the counts are the same.
+_KM_END_REVERSED = lazy(r"[km](?<!\w[km])\s*\d")
 
 
 def _may_separate(body: str, low: str) -> bool:
@@ -80,7 +83,7 @@ def split(text: str) -> list[str] | None:
     if 2 <= len(parts) <= MAX_ITEMS:
         return [p.strip() for p in parts]
     low = " " + lowered + " "
-    if len(_KM_END.findall(low)) < 2:
+    if len(_KM_END_REVERSED.findall(low[::-1])) < 2:
         return None  # two context lengths need two "<digit> k/m" endings at least
     contexts = list(CONTEXT_KM.finditer(low))
     if len({m.group(0).strip() for m in contexts}) >= 2:
@@ -142,8 +145,8 @@ def alternatives(
     if (
         bare_card is not None
         and not thai_with
+        and not VERSUS.search(text)  # first: it is cheaper than reading each part
         and sum(map(bare_card, parts)) == len(parts) - 1
-        and not VERSUS.search(text)
     ):
         return []
     qs = [parse_one(p) for p in parts]
