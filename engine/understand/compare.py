@@ -67,9 +67,12 @@ def _may_separate(body: str, low: str) -> bool:
     )
 
 
-def split(text: str) -> list[str] | None:
-    """The alternatives a question names, each as its own text; None when it names one."""
-    if DIGIT.search(text) is None and HINTS.search(text.lower()) is None:
+def split(text: str, has_digit: bool | None = None) -> list[str] | None:
+    """The alternatives a question names, each as its own text; None when it names one.
+    ``has_digit``: whether ``text`` holds a digit, when the caller already knows."""
+    if has_digit is None:
+        has_digit = DIGIT.search(text) is not None
+    if not has_digit and HINTS.search(text.lower()) is None:
         return None
     body = text.strip().rstrip("?!. ")
     led = LEAD.match(body)
@@ -129,14 +132,16 @@ def alternatives(
     text: str,
     parse_one: Callable[[str], Query],
     bare_card: Callable[[str], bool] | None = None,
+    has_digit: bool | None = None,
 ) -> list[Query]:
     """One query per alternative with the shared slots filled in, or [] when the question
     does not compare anything (no slot differs, or an alternative names nothing to size).
 
     ``bare_card`` is given when the whole question names a model or size: then "70b fp8 on
     h100 or mi300x", where every other part is a card alone, is one model on several cards
-    and no part needs parsing (those parts could only differ in their cards)."""
-    parts = split(text)
+    and no part needs parsing (those parts could only differ in their cards). ``has_digit``:
+    whether ``text`` holds a digit, when the caller already knows."""
+    parts = split(text, has_digit)
     thai_with = parts is None and "กับ" in text
     if thai_with:
         parts = [p for p in THAI_WITH.split(text.strip()) if p.strip()][:MAX_ITEMS]

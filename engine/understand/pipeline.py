@@ -299,5 +299,6 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             raw,
             lambda part: parse(part, catalog, False),
             (lambda part: _bare_card(part, catalog)) if q.has_subject else None,
+            digits,  # the cuts before the gates remove letters, never a digit of ``raw``
         )
     return q
