@@ -124,7 +124,21 @@ MAC = lazy(
 )
 
 COUNT_BEFORE = lazy(r"(?<![\w.])" + COUNT + r"\s*(?:x|\*|of)?\s*(?:" + CARD_NOUN + r"\s+)?$")
-COUNT_HINT = lazy(r"\d|" + "|".join(COUNT_WORDS))
+# How the last word before a card ends when COUNT_BEFORE matches: a count, "x", "*", "of"
+# ("2x", "a pair of"), or it holds the card noun after the count ("2 gpus", "dwie karty").
+_COUNT_ENDS = (*COUNT_WORDS, *"0123456789", "x", "*", "of")
+_COUNT_NOUNS = ("card", "gpu", "kart", "การ์ด", "ใบ")
+
+
+def _may_count(tail: str) -> bool:
+    """A cheap superset of ``COUNT_BEFORE.search(tail)``: most cards have no count before."""
+    words = tail.split()  # str.split's whitespace is regex \s
+    if not words:
+        return False
+    last = words[-1]
+    return last.endswith(_COUNT_ENDS) or any(n in last for n in _COUNT_NOUNS)
+
+
 AFTER_CARD = lazy(r"s?\b(?:\s*(?:x|\*)\s*(\d+)\b)?")
 
 
@@ -135,7 +149,7 @@ def find_card(s: str, pats: CatalogWords, pos: int) -> tuple[int, int, str, str 
         a, b = m.span()
         pos = a + 1
         tail = s[max(0, a - 24) : a]
-        before = COUNT_BEFORE.search(tail) if COUNT_HINT.search(tail) else None
+        before = COUNT_BEFORE.search(tail) if _may_count(tail) else None
         prev = tail[-1:]
         if (prev.isalnum() or prev in "._") and not (prev in "x*" and before):
             continue  # "ba40", "rtx4090" inside a longer word (but "4x4090" is a count)

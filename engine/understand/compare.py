@@ -42,7 +42,10 @@ SHARED = (*SLOTS, "task", "wants_fit", "wants_what_fits", "wants_limit")
 
 
 # Where each CONTEXT_KM match ends (its digit, spaces, "k" or "m"): fewer than two, no list.
-_KM_END = lazy(r"\d\s*[km]\b")
+# Read on the reversed text, "\d\s*[km]\b" opens with its letter ("[km](?<!\w[km])" is
+# "\b[km]"), so the regex engine skips to the few "k" and "m" instead of every digit; each
+# match holds one of those letters either way, so the counts are the same.
+_KM_END_REVERSED = lazy(r"[km](?<!\w[km])\s*\d")
 
 
 def _may_separate(body: str, low: str) -> bool:
@@ -64,9 +67,12 @@ def _may_separate(body: str, low: str) -> bool:
     )
 
 
-def split(text: str) -> list[str] | None:
-    """The alternatives a question names, each as its own text; None when it names one."""
-    if DIGIT.search(text) is None and HINTS.search(text.lower()) is None:
+def split(text: str, has_digit: bool | None = None) -> list[str] | None:
+    """The alternatives a question names, each as its own text; None when it names one.
+    ``has_digit``: whether ``text`` holds a digit, when the caller already knows."""
+    if has_digit is None:
+        has_digit = DIGIT.search(text) is not None
+    if not has_digit and HINTS.search(text.lower()) is None:
         return None
     body = text.strip().rstrip("?!. ")
     led = LEAD.match(body)
@@ -80,7 +86,7 @@ def split(text: str) -> list[str] | None:
     if 2 <= len(parts) <= MAX_ITEMS:
         return [p.strip() for p in parts]
     low = " " + lowered + " "
-    if len(_KM_END.findall(low)) < 2:
+    if len(_KM_END_REVERSED.findall(low[::-1])) < 2:
         return None  # two context lengths need two "<digit> k/m" endings at least
     contexts = list(CONTEXT_KM.finditer(low))
     if len({m.group(0).strip() for m in contexts}) >= 2:
@@ -126,14 +132,16 @@ def alternatives(
     text: str,
     parse_one: Callable[[str], Query],
     bare_card: Callable[[str], bool] | None = None,
+    has_digit: bool | None = None,
 ) -> list[Query]:
     """One query per alternative with the shared slots filled in, or [] when the question
     does not compare anything (no slot differs, or an alternative names nothing to size).
 
     ``bare_card`` is given when the whole question names a model or size: then "70b fp8 on
     h100 or mi300x", where every other part is a card alone, is one model on several cards
-    and no part needs parsing (those parts could only differ in their cards)."""
-    parts = split(text)
+    and no part needs parsing (those parts could only differ in their cards). ``has_digit``:
+    whether ``text`` holds a digit, when the caller already knows."""
+    parts = split(text, has_digit)
     thai_with = parts is None and "กับ" in text
     if thai_with:
         parts = [p for p in THAI_WITH.split(text.strip()) if p.strip()][:MAX_ITEMS]
@@ -142,8 +150,8 @@ def alternatives(
     if (
         bare_card is not None
         and not thai_with
+        and not VERSUS.search(text)  # first: it is cheaper than reading each part
         and sum(map(bare_card, parts)) == len(parts) - 1
-        and not VERSUS.search(text)
     ):
         return []
     qs = [parse_one(p) for p in parts]

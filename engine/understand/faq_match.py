@@ -1,72 +1,106 @@
-"""Which FAQ topic a question is about: each keyword is filed under its rarest three-letter
-piece, so a question only checks the few keywords whose piece it contains.
+"""Which FAQ topic a question is about: each keyword is found through its longest word,
+filed under that word's rarest three-letter piece, so a question's words (each looked at once,
+and remembered: words repeat) name the few keywords worth checking.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.catalog import Catalog
 from engine.catalog_cache import per_catalog
-from engine.lazyre import lazy
-from engine.understand.catalog_words import trie
 
 FAQ_MIN_SCORE = 1.5  # one keyword of a few letters is not enough to call it an FAQ
+_WORDS_KEPT = 8192  # distinct question words remembered per catalog; then it starts over
 
 
 @dataclass(frozen=True)
 class FaqIndex:
     topics: tuple[str, ...]
-    anchors: dict[str, tuple[tuple[str, int, float], ...]]  # trigram -> (keyword, topic, w)
-    short: tuple[tuple[str, int, float], ...]  # keywords under three characters
-    # Every anchor as a lookahead: findall lists the anchors in the text, overlapping, in order.
-    anchor_scan: re.Pattern[str]
+    # Every keyword: (keyword, topic, weight, where its score is added: its rarest three
+    # letters, whose first place in the text orders the sums as the text is read; "" when
+    # the keyword is shorter than that, and added first).
+    entries: tuple[tuple[str, int, float, str], ...]
+    by_gram: dict[str, tuple[tuple[int, str], ...]]  # trigram -> (entry, its longest word)
+    always: tuple[int, ...]  # keywords whose every word is under three letters: always checked
     ids: frozenset[str]
+    # A question word -> the keywords whose longest word it holds (filled as words are met).
+    word_entries: dict[str, tuple[int, ...]] = field(default_factory=dict, compare=False)
+
+
+def _grams(text: str) -> set[str]:
+    return {text[j : j + 3] for j in range(len(text) - 2)}
+
+
+def _rarest(text: str, counts: dict[str, int]) -> str:
+    return min(_grams(text), key=lambda g: (counts[g], g))
 
 
 @per_catalog
 def faq_index(catalog: Catalog) -> FaqIndex:
-    entries = [
+    keywords = [
         (kw.lower(), i, 1 + len(kw) / 20)
         for i, t in enumerate(catalog.faq)
         for words in t.keywords.values()
         for kw in words
     ]
+    longest = [max(kw.split(" "), key=len) for kw, _, _ in keywords]  # the first of the longest
     grams: dict[str, int] = {}
-    for kw, _, _ in entries:
-        for g in {kw[j : j + 3] for j in range(len(kw) - 2)}:
+    pieces: dict[str, int] = {}
+    for (kw, _, _), word in zip(keywords, longest, strict=True):
+        for g in _grams(kw):
             grams[g] = grams.get(g, 0) + 1
-    anchors: dict[str, list[tuple[str, int, float]]] = {}
-    short: list[tuple[str, int, float]] = []
-    for e in entries:
-        kw = e[0]
-        if len(kw) < 3:
-            short.append(e)
-            continue
-        anchor = min({kw[j : j + 3] for j in range(len(kw) - 2)}, key=lambda g: (grams[g], g))
-        anchors.setdefault(anchor, []).append(e)
+        for g in _grams(word):
+            pieces[g] = pieces.get(g, 0) + 1
+    by_gram: dict[str, list[tuple[int, str]]] = {}
+    always: list[int] = []
+    for e, word in enumerate(longest):
+        if len(word) < 3:
+            always.append(e)
+        else:
+            by_gram.setdefault(_rarest(word, pieces), []).append((e, word))
     return FaqIndex(
         topics=tuple(t.id for t in catalog.faq),
-        anchors={g: tuple(v) for g, v in anchors.items()},
-        short=tuple(short),
-        anchor_scan=lazy("(?=(" + trie(set(anchors), " ") + "))"),
+        entries=tuple(
+            (kw, topic, w, _rarest(kw, grams) if len(kw) >= 3 else "") for kw, topic, w in keywords
+        ),
+        by_gram={g: tuple(v) for g, v in by_gram.items()},
+        always=tuple(always),
         ids=frozenset(t.id for t in catalog.faq),
     )
+
+
+def _word_entries(idx: FaqIndex, word: str) -> tuple[int, ...]:
+    """The keywords whose longest word is in ``word`` (a keyword in the text has each of its
+    words inside one of the text's words)."""
+    found = [e for g in _grams(word) for e, piece in idx.by_gram.get(g, ()) if piece in word]
+    if len(idx.word_entries) >= _WORDS_KEPT:
+        idx.word_entries.clear()
+    out = idx.word_entries[word] = tuple(found)
+    return out
 
 
 def match_faq(catalog: Catalog, text: str) -> str | None:
     """The FAQ topic whose keywords the text mentions most (phrases count by length)."""
     idx = faq_index(catalog)
+    known = idx.word_entries
+    found: set[int] = set(idx.always)
+    for word in text.split(" "):
+        got = known.get(word)
+        if got is None:
+            got = _word_entries(idx, word)
+        if got:
+            found.update(got)
+    if not found:
+        return None
+    entries = idx.entries
+    said = [e for e in found if entries[e][0] in text]
+    # Added in the order the text names them (their anchor's first place), as it is read.
+    said.sort(key=lambda e: (text.find(entries[e][3]) if entries[e][3] else -1, e))
     scores: dict[int, float] = {}  # only the topics some keyword names
-    for kw, topic, weight in idx.short:
-        if kw in text:
-            scores[topic] = scores.get(topic, 0.0) + weight
-    anchors = idx.anchors
-    for g in dict.fromkeys(idx.anchor_scan.findall(text)):  # first places first, as written
-        for kw, topic, weight in anchors[g]:
-            if kw in text:
-                scores[topic] = scores.get(topic, 0.0) + weight
+    for e in said:
+        _, topic, weight, _ = entries[e]
+        scores[topic] = scores.get(topic, 0.0) + weight
     best, best_score = None, 0.0
     for topic in sorted(scores):  # the earlier topic wins a tie
         if scores[topic] > best_score:

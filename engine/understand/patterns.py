@@ -9,6 +9,7 @@ import re
 
 from engine.lazyre import lazy
 from engine.models import Task
+from engine.understand.stop_words import STOP_WORDS as STOP_WORDS
 
 MAX_MENTIONS = 8  # cards, model ids or precisions read from one message
 GROUPED = r"(\d{1,3}(?:[ ,]\d{3})+|\d+)"
@@ -46,8 +47,10 @@ WHAT_FITS = lazy(
 # regex engine skip straight to the next digit instead of trying the lookbehind everywhere.
 CONTEXT_KM = lazy(r"(\d(?<![\w.$/:\-]\d)\d*(?:[.,]\d+)?)\s*(k|m)\b(?!\s*(?:usd|\$|b\b|gb\b))")
 CONTEXT_WORD = lazy(
-    r"\b(?:ctx|context(?:\s+(?:length|window|size))?|kontekst\w*|seq(?:uence)?(?:\s+len(?:gth)?)?"
-    r"|max[\s_-]*len|บริบท|ความยาว)\s*(?:of|=|:|o\s+d[lł]ugo[sś]ci|length|len)?\s*"
+    # "\b" as "c(?<!\wc)" per word (every word opens with a \w): the engine skips to them
+    r"(?:c(?<!\wc)(?:tx|ontext(?:\s+(?:length|window|size))?)|k(?<!\wk)ontekst\w*"
+    r"|s(?<!\ws)eq(?:uence)?(?:\s+len(?:gth)?)?|m(?<!\wm)ax[\s_-]*len|บ(?<!\wบ)ริบท"
+    r"|ค(?<!\wค)วามยาว)\s*(?:of|=|:|o\s+d[lł]ugo[sś]ci|length|len)?\s*"
     + GROUPED
     + r"(?:\s*("
     + THOUSANDS
@@ -65,22 +68,24 @@ CONTEXT_TOKENS = lazy(
     r"(?:tokens?|tok|token[óo]w|tokeny|โทเคน)(?!\w)"
 )
 BIG_NUMBER = lazy(r"(\d(?<![\w.$/:\-,]\d)\d{3,7})(?![\w.]|\s*(?:gb|gib|usd|\$|b\b|-))")
-BATCH = lazy(
-    r"\b(?:batch(?:[\s_-]*size)?|bs|partia|partii|partią|rozmiar\s+partii|แบตช์)\s*(?:of|=|:|x)?"
-    r"\s*(\d+)\b"
-    r"|(?<![\w.$])(\d+)\s*(?:(?:concurrent|simultaneous|parallel|active|r[oó]wnoczesn\w*"
+# The batch slot, as one search that opens with a class of every character a match can open
+# with (a digit, or each form's first letter), so the regex engine skips to those; what
+# follows is chosen by that character ("(?<=b)atch"; "b(?<!\wb)" is "\bb"). Group 1 holds the
+# number after a word; groups 2 and 3 what follows a number's first digit; group 4 the
+# number after a Thai word.
+_BATCH_WORDS = (
+    r"(?:concurrent|simultaneous|parallel|active|r[oó]wnoczesn\w*"
     r"|jednoczesn\w*|aktywn\w*)(?:\s+(?:users?|requests?|sessions?|streams?|chats?"
     r"|conversations?|u[żz]ytkownik\w*|sesj\w*|rozm[oó]w|czat\w*))?"
     r"|users?|requests?|sessions?|conversations?|streams?|chats?|parallel(?:\s+\w+)?|people"
     r"|clients?|sequences?|u[żz]ytkownik\w*|os[oó]b|sesj\w*|r[oó]wnoleg\w*|rozm[oó]w|zapyta[ńn]"
-    r")(?!\w)"
-    r"|(?<![\w.$])(\d+)\s*(?:คน|ผู้ใช้|บทสนทนา|เซสชัน)"  # Thai runs words together: no edge
-    r"|(?:ผู้ใช้|คน)(?:พร้อมกัน)?\s*(\d+)"
 )
-# Every place a BATCH match can start: a digit run, or the first letters of one of its words
-# (each form after its first character, so the regex engine skips to those characters).
-BATCH_STARTS = lazy(
-    r"[\dbprแผค](?:(?<=\d)\d*|(?<=b)atch|(?<=b)s|(?<=p)arti|(?<=r)ozmiar|(?<=แ)บตช์|(?<=ผ)ู้ใช้|(?<=ค)น)"
+BATCH = lazy(
+    r"[\dbprแผค](?:(?:(?<=b)(?<!\wb)(?:atch(?:[\s_-]*size)?|s)|(?<=p)(?<!\wp)arti(?:a|i|ą)"
+    r"|(?<=r)(?<!\wr)ozmiar\s+partii|(?<=แ)(?<!\wแ)บตช์)\s*(?:of|=|:|x)?\s*(\d+)\b"
+    r"|(?<=\d)(?<![\w.$]\d)(\d*)\s*(?:" + _BATCH_WORDS + r")(?!\w)"
+    r"|(?<=\d)(?<![\w.$]\d)(\d*)\s*(?:คน|ผู้ใช้|บทสนทนา|เซสชัน)"  # Thai runs words together
+    r"|(?:(?<=ผ)ู้ใช้|(?<=ค)น)(?:พร้อมกัน)?\s*(\d+))"
 )
 SIZE = lazy(
     r"(\d(?<![\w.$]\d)\d*(?:[.,]\d+)?)\s*(b|t|bn|billion|trillion|mld|miliard\w*|bln)\b"
@@ -188,10 +193,16 @@ def shape_field(word: str) -> str:
     return "layers"
 
 
+# Each hint's literals, for reading every gate off the question's words in one pass.
+HINT_WORDS: dict[int, tuple[str, ...]] = {}
+
+
 def hint(*words: str) -> re.Pattern[str]:
     """A bare alternation of literals: the regex engine skips to their first letters, so this
     is a cheap gate before a pattern that would otherwise be tried at every position."""
-    return lazy("|".join(re.escape(w) for w in words))
+    rx = lazy("|".join(re.escape(w) for w in words))
+    HINT_WORDS[id(rx)] = words
+    return rx
 
 
 def whole_words(*words: str) -> str:
@@ -202,8 +213,9 @@ def whole_words(*words: str) -> str:
 
 # (pattern, task, generic?, words one of which must be there for the pattern to be tried)
 _TASK_RULES: tuple[tuple[str, Task, bool, tuple[str, ...]], ...] = (
-    (r"\bq[\s-]?lora\b", "qlora", False, ("lora",)),
-    (r"\blora\b", "lora", False, ("lora",)),
+    # "\b" before a word as "q(?<!\wq)": the regex engine skips to the word's first letter
+    (r"q(?<!\wq)[\s-]?lora\b", "qlora", False, ("lora",)),
+    (r"l(?<!\wl)ora\b", "lora", False, ("lora",)),
     (
         r"\bfull(?:[\s-]*(?:ft|fine[\s-]*tun\w*|finetun\w*|training|train|param\w*))\b"
         r"|\bpe[łl]n\w*\s+(?:dostrajani\w*|fine[\s-]*tun\w*|trening\w*)|\bfft\b"
@@ -221,8 +233,8 @@ _TASK_RULES: tuple[tuple[str, Task, bool, tuple[str, ...]], ...] = (
         ("fine", "sft", "train", "dostr", "trening", "trenowa", "ไฟน์จูน", "ฝึก", "เทรน"),
     ),
     (
-        r"\b(?:serv\w*|inference|infer|deploy\w*|inferencj\w*|serwow\w*|hostowa\w*)\b"
-        r"|อนุมาน",
+        r"s(?<!\ws)erv\w*\b|i(?<!\wi)nference\b|i(?<!\wi)nfer\b|d(?<!\wd)eploy\w*\b"
+        r"|i(?<!\wi)nferencj\w*\b|s(?<!\ws)erwow\w*\b|h(?<!\wh)ostowa\w*\b|อนุมาน",
         "inference",
         False,
         ("serv", "infer", "deploy", "serwow", "hostowa", "อนุมาน"),
@@ -314,6 +326,7 @@ BUDGET_HINTS = hint(
     "เดือน",
 )  # fmt: skip
 CONTEXT_WORD_HINTS = hint("ctx", "context", "kontekst", "seq", "max", "บริบท", "ความยาว")
+CONTEXT_NOUN_HINTS = hint("ctx", "context", "kontekst", "บริบท")  # every CONTEXT_BEFORE ends so
 BATCH_HINTS = hint(
     "batch", "bs", "parti", "user", "concurrent", "request", "session", "conversation", "stream",
     "chat", "parallel", "people", "client", "sequence", "żytkown", "zytkown", "osob", "osób",
@@ -358,38 +371,3 @@ ID_LIKE = lazy(r"[a-z]{2}[\w.\-]*?\d|[a-z]/[a-z]|[a-z]:\w")  # on one short word
 # Separators at a word's edge; "[-:/_.](?<!\S[-:/_.])" is "(?<!\S)[-:/_.]", opening with a class.
 EDGE_SEPARATORS = lazy(r"[-:/_.](?:(?<!\S[-:/_.])[-:/_.]*|[-:/_.]*(?!\S))")
 GLUED_SIZE = lazy(r"^([a-z][a-z]+)(\d+(?:\.\d+)?)b$")
-
-# Words that are never part of a model name (suggest.py reads this set too).
-_STOP_WORDS = (
-    "how much many vram memory gpu gpus need needed needs do does i you we my to for run "
-    "running serve serving with at on in a an the of is it can what which model models llm "
-    "size and or fit fits will would should please pls plz me about any card cards cheapest "
-    "best cost costs price month monthly per tokens token users user context ctx batch "
-    "concurrent want like get use using required require enough big vs versus instead same "
-    "also ile potrzebuje potrzebuję dla w na czy jaki jaka jakie modelu z przy oraz karta "
-    "karty karcie kontekst kontekstem partia partii mieści zmieści się sie co samo teraz "
-    "zamiast miesięcznie użytkowników tokenów jak then now ok okay hey hi hello there this "
-    "that these those be are am was max maximum longest biggest largest long good great new "
-    "newest latest local locally could got give tell show know check say says said if from by "
-    "as so just only one two three four eight our your its their kind sort type version quick "
-    "question thanks thank thx pytanie english polish thai answer weights weight params "
-    "parameters parameter billion quantized quantised quant quantization fine tune tuning "
-    "inference infer host hosting deploy deployment training train chat instruct base hf gguf "
-    "api server servers setup rig machine box home cloud rent renting rental hire there's "
-    "what's whats i'm im it's dollars dollar usd bucks budget under below within upto up less "
-    "than more most mo each around approx approximately roughly minimum min least total "
-    "overall all every shall may might must let lets let's estimate calculate compute figure "
-    "out sizing sized work works working go going make making possible ever really actually "
-    "still even anyway other else via bit bits fp precision cache kv people concurrency "
-    "requests request sessions session streams stream parallel k m gb gib ram mój moja moje "
-    "mam chcę chce proszę prosze dzięki dziekuje dziękuję modele najlepszy najlepsza najlepsze "
-    "za miesiąc miesiac miesiące miesięcy uruchomić uruchomic mogę moge można mozna kosztuje "
-    "koszt cena taniej tanio dwie dwóch dwa trzy cztery osiem kartach kartami kart razem jedna "
-    "jeden jako działają dzialaja działa dziala pamięci pamieci potrzeba potrzebne wystarczy "
-    "zmieszczę zmieszcze odpalić odpalic lokalnie ilu jaką jakiego który która które czym "
-    "ktora ktore ktory najwięcej najwiecej maksymalny maksymalnie najdłuższy najdluzszy "
-    "uzytkownikow użytkownika sesji rozmów coding chatbot assistant agent rag production prod "
-    "dev test testing cheap fast faster speed quality vision multimodal several multiple few "
-    "kilka kilku paru hour hours hourly godzina godziny godzinę godzin wynająć wynajac wynajem"
-)
-STOP_WORDS = frozenset(_STOP_WORDS.split())  # autocomplete reads them too

@@ -18,20 +18,29 @@ from engine.understand.catalog_words import (
     unknown_precisions,
 )
 from engine.understand.compare import alternatives
-from engine.understand.config_paste import CONFIG_HINTS, read_config
+from engine.understand.config_paste import read_config
 from engine.understand.faq_match import faq_index, match_faq
+from engine.understand.gates import (
+    HAS_BUDGET,
+    HAS_CARDS,
+    HAS_CONFIG,
+    HAS_COUNT,
+    HAS_DIGIT,
+    HAS_HOURLY,
+    HAS_LIMIT_BATCH,
+    HAS_LIMIT_CONTEXT,
+    HAS_TASK,
+    HAS_TASKS,
+    gates,
+)
 from engine.understand.language import detect_lang
 from engine.understand.model_match import exact_model, official_release, read_model
 from engine.understand.normalise import clean
 from engine.understand.patterns import (
     BUDGET,
-    BUDGET_HINTS,
     CARD_INFO,
-    CARDS_HINTS,
     CARDS_LIST,
-    COUNT_HINTS,
     COUNT_WORDS,
-    DIGIT,
     EDGE_SEPARATORS,
     FAQ_COMMAND,
     FIT,
@@ -40,7 +49,6 @@ from engine.understand.patterns import (
     GPU_COUNT,
     HELP,
     HOURLY,
-    HOURLY_HINTS,
     HOURLY_TOPIC,
     IDENT,
     IDENT_DASHED,
@@ -48,14 +56,11 @@ from engine.understand.patterns import (
     KV_FIRST,
     LIMIT_BATCH,
     LIMIT_BATCH_ASKS,
-    LIMIT_BATCH_HINTS,
     LIMIT_CONTEXT,
     LIMIT_CONTEXT_ASKS,
-    LIMIT_CONTEXT_HINTS,
     MAX_MENTIONS,
     MOE_SIZE,
     SIZE,
-    TASK_HINTS,
     TASKS,
     TENSOR_PARALLEL,
     WHAT_FITS,
@@ -70,6 +75,10 @@ from engine.understand.slots import bound, cut, money, read_numbers, read_shape,
 _CONTRACTION = lazy(r"(?<=[a-z])'(?:s|re|m|ll|d|ve)\b|(?<=[a-z])n't\b")
 # "...-Q6_K.gguf": a file's extension keeps the quantisation before it from being read.
 _FILE_EXTENSION = lazy(r"\.(?:gguf|ggml|safetensors|bin|pt|pth|onnx)\b")
+
+
+# The first character of every HELP form ("/help", "?", "hi", "cześć", "dzień dobry", "สวัสดี").
+_HELP_HEADS = "/?hspcdชส"
 
 
 def _as_typed(raw: str, ident: str) -> str:
@@ -96,9 +105,13 @@ def _bare_card(part: str, catalog: Catalog) -> bool:
     spaces are left, so its parse could read no other slot, no model and no size."""
     raw, _ = clean(part)
     s = " " + raw.lower() + " "
-    if "'" in s or "." in s or DIGIT.search(s) is None or CONFIG_HINTS.search(s):
+    if "'" in s or "." in s:
         return False
-    if HELP.match(s) or FAQ_COMMAND.match(s):
+    flags = gates(s)
+    if not flags & HAS_DIGIT or flags & HAS_CONFIG:
+        return False
+    head = s.lstrip()[:1]
+    if (head in _HELP_HEADS and HELP.match(s)) or (head in "/f" and FAQ_COMMAND.match(s)):
         return False
     found = find_card(s, catalog_words(catalog), 0)
     if found is None or found[3] or not (s[: found[0]] + s[found[1] :]).isspace():
@@ -119,29 +132,31 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         s = _CONTRACTION.sub(lambda m: " not" if m.group(0) == "n't" else "", s)
     if "." in s:
         s = _FILE_EXTENSION.sub(" ", s)
-    if CONFIG_HINTS.search(s):
+    flags = gates(s)  # each hint gate below is a bit of this
+    if flags & HAS_CONFIG:
         s = _read_paste(q, s)
         config_precision, q.precision = q.precision, None
     else:
         config_precision = None
 
-    if HELP.match(s):
+    head = s.lstrip()[:1]  # what every HELP / FAQ_COMMAND form opens with, checked first
+    if head in _HELP_HEADS and HELP.match(s):
         q.wants_help = True
         return q
-    if (m := FAQ_COMMAND.match(s)) and m.group(1) in faq_index(catalog).ids:
+    if head in "/f" and (m := FAQ_COMMAND.match(s)) and m.group(1) in faq_index(catalog).ids:
         q.faq_topic = m.group(1)
         return q
     # Cheap substring checks first: most regexes below only run when their words are there.
-    digits = DIGIT.search(s) is not None
-    if CARDS_HINTS.search(s) and CARDS_LIST.search(s):
+    digits = bool(flags & HAS_DIGIT)
+    if flags & HAS_CARDS and CARDS_LIST.search(s):
         q.wants_cards = True
     q.followup = bool(FOLLOWUP.match(s)) or (
         ("instead" in s or "zamiast" in s or "same" in s)
         and FOLLOWUP_ANYWHERE.search(s) is not None
     )
-    if LIMIT_CONTEXT_HINTS.search(s) and LIMIT_CONTEXT_ASKS.search(s) and LIMIT_CONTEXT.search(s):
+    if flags & HAS_LIMIT_CONTEXT and LIMIT_CONTEXT_ASKS.search(s) and LIMIT_CONTEXT.search(s):
         q.wants_limit = "context"
-    elif LIMIT_BATCH_HINTS.search(s) and LIMIT_BATCH_ASKS.search(s) and LIMIT_BATCH.search(s):
+    elif flags & HAS_LIMIT_BATCH and LIMIT_BATCH_ASKS.search(s) and LIMIT_BATCH.search(s):
         q.wants_limit = "batch"
 
     # Cards first: "a40" or "4090" must not be read as sizes or context.
@@ -166,7 +181,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         pos = start
     if "mac" in s and (m := MAC.search(s)):  # a Mac: plain capacity, not a model word
         s = cut(s, m)
-    if COUNT_HINTS.search(s) and (m := GPU_COUNT.search(s)):
+    if flags & HAS_COUNT and (m := GPU_COUNT.search(s)):
         n = next(g for g in m.groups() if g)
         q.count = COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)
         s = cut(s, m)
@@ -176,9 +191,9 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     if q.count is not None and q.cards and q.cards[0].count is None:
         q.cards[0].count = q.count
     if digits:
-        s = read_shape(q, s)
+        s = read_shape(q, s, flags)
 
-    if BUDGET_HINTS.search(s) and (m := BUDGET.search(s)):
+    if flags & HAS_BUDGET and (m := BUDGET.search(s)):
         g = m.groups()
         at = next(i for i in range(0, len(g), 2) if g[i])  # each form: (amount, thousands)
         q.budget_usd = money(g[at], g[at + 1])
@@ -216,10 +231,12 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
 
     size_neighbor = ""
     if digits:
-        s, size_neighbor = read_numbers(q, s, pats)
+        s, size_neighbor = read_numbers(q, s, pats, flags)
 
-    for hint, rx, task, generic in TASKS if TASK_HINTS.search(s) else ():
-        if hint.search(s) and rx.search(s):
+    for (_, rx, task, generic), bit in (
+        zip(TASKS, HAS_TASKS, strict=True) if flags & HAS_TASK else ()
+    ):
+        if flags & bit and rx.search(s):
             if q.task is None:
                 q.task, q.task_generic = task, generic
             s = rx.sub(" ", s)  # "dostrajanie lora": the method names the task, both words go
@@ -234,7 +251,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         and WHAT_FITS.search(low) is not None
     )
     q.faq_topic = match_faq(catalog, low)
-    if HOURLY_HINTS.search(s) and HOURLY.search(s):
+    if flags & HAS_HOURLY and HOURLY.search(s):
         q.wants_hourly = True
         if q.faq_topic is None and HOURLY_TOPIC in faq_index(catalog).ids:
             q.faq_topic = HOURLY_TOPIC
@@ -282,5 +299,6 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             raw,
             lambda part: parse(part, catalog, False),
             (lambda part: _bare_card(part, catalog)) if q.has_subject else None,
+            digits,  # the cuts before the gates remove letters, never a digit of ``raw``
         )
     return q

@@ -15,17 +15,14 @@ from engine.limits import (
     tokens,
 )
 from engine.understand.catalog_words import CatalogWords, names_number
+from engine.understand.gates import HAS_BATCH, HAS_CONTEXT_NOUN, HAS_CONTEXT_WORD, HAS_SHAPE
 from engine.understand.patterns import (
     BATCH,
-    BATCH_HINTS,
-    BATCH_STARTS,
     BIG_NUMBER,
     CONTEXT_BEFORE,
     CONTEXT_KM,
     CONTEXT_TOKENS,
     CONTEXT_WORD,
-    CONTEXT_WORD_HINTS,
-    SHAPE_HINTS,
     SHAPE_WORDS,
     SIZE,
     VRAM_GB,
@@ -51,11 +48,11 @@ def cut(text: str, m: re.Match[str]) -> str:
     return text[: m.start()] + " " + text[m.end() :]
 
 
-def read_numbers(q: Query, s: str, words: CatalogWords) -> tuple[str, str]:
+def read_numbers(q: Query, s: str, words: CatalogWords, flags: int) -> tuple[str, str]:
     """Context, batch, VRAM, size: the slots that are numbers. Returns the rest of the text
-    and the word right before the size ("zephyr" in "zephyr 7b")."""
-    context_word = CONTEXT_WORD_HINTS.search(s) is not None  # cuts below only remove words
-    if context_word and (m := CONTEXT_BEFORE.search(s)):
+    and the word right before the size ("zephyr" in "zephyr 7b"); ``flags``: its gates."""
+    context_word = bool(flags & HAS_CONTEXT_WORD)  # cuts below only remove words
+    if flags & HAS_CONTEXT_NOUN and (m := CONTEXT_BEFORE.search(s)):
         # "16k context 4 users": the number before the word, so "4" stays the users
         q.context_tokens = tokens(num(m.group(1).replace(",", "").replace(" ", "")), m.group(2))
         s = cut(s, m)
@@ -68,8 +65,12 @@ def read_numbers(q: Query, s: str, words: CatalogWords) -> tuple[str, str]:
         q.context_tokens = tokens(num(m.group(1)), m.group(2))
         s = cut(s, m)
 
-    if BATCH_HINTS.search(s) and (m := _batch(s)):
-        q.batch = int(next(g for g in m.groups() if g))
+    if flags & HAS_BATCH and (m := BATCH.search(s)):
+        after_word, rest, thai_rest, after_thai = m.groups()
+        if after_word is not None or after_thai is not None:
+            q.batch = int(after_word or after_thai)
+        else:  # the number opens the match: its first digit, then the rest of it
+            q.batch = int(s[m.start()] + (rest if rest is not None else thai_rest))
         s = cut(s, m)
 
     if "g" in s and (m := VRAM_GB.search(s)):  # every form ends in "gb", "gib" or "g"
@@ -92,15 +93,6 @@ def read_numbers(q: Query, s: str, words: CatalogWords) -> tuple[str, str]:
     return s, size_neighbor
 
 
-def _batch(s: str) -> re.Match[str] | None:
-    """``BATCH.search(s)``, tried only where a match can start (its leading lookbehind and
-    word boundary keep the regex engine from skipping ahead on its own)."""
-    for start in BATCH_STARTS.finditer(s):
-        if m := BATCH.match(s, start.start()):
-            return m
-    return None
-
-
 def _free(rx: re.Pattern[str], s: str, words: CatalogWords) -> re.Match[str] | None:
     """The first match that is not part of a model name ("instruct 2507", "gemma 3 270m")."""
     for n, m in enumerate(rx.finditer(s)):
@@ -109,9 +101,9 @@ def _free(rx: re.Pattern[str], s: str, words: CatalogWords) -> re.Match[str] | N
     return None
 
 
-def read_shape(q: Query, s: str) -> str:
+def read_shape(q: Query, s: str, flags: int) -> str:
     """ "70b, 80 layers, 8 kv heads": the shape said inline, cut from the text."""
-    if not SHAPE_HINTS.search(s):
+    if not flags & HAS_SHAPE:
         return s
     for m in list(SHAPE_WORDS.finditer(s))[:8]:
         value, word = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))

@@ -1,0 +1,89 @@
+"""Every hint gate read off the question's words in one pass.
+
+Most slot patterns run only when one of their hint words is in the text. Testing each hint
+is a regex scan of the whole text; here each distinct word is looked at once (and remembered:
+words repeat) and a text's gates are the union of its words'. A hint literal without a space
+is in the text exactly when it is in one of its words; the few with a space are tested on the
+whole text. Cutting a slot out only puts a space where it was, so gates read before the cuts
+still hold every hint the text has after them (their patterns then decide, as before); the
+hints with a space are only read before any cut (see :data:`SPACED_BEFORE_CUTS`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.understand.config_paste import CONFIG_HINTS
+from engine.understand.patterns import (
+    BATCH_HINTS,
+    BUDGET_HINTS,
+    CARDS_HINTS,
+    CONTEXT_NOUN_HINTS,
+    CONTEXT_WORD_HINTS,
+    COUNT_HINTS,
+    DIGIT,
+    HINT_WORDS,
+    HOURLY_HINTS,
+    LIMIT_BATCH_HINTS,
+    LIMIT_CONTEXT_HINTS,
+    SHAPE_HINTS,
+    TASK_HINTS,
+    TASKS,
+)
+
+_HINTS: tuple[re.Pattern[str], ...] = (
+    CARDS_HINTS,
+    LIMIT_CONTEXT_HINTS,
+    LIMIT_BATCH_HINTS,
+    COUNT_HINTS,
+    BUDGET_HINTS,
+    TASK_HINTS,
+    SHAPE_HINTS,
+    CONTEXT_WORD_HINTS,
+    BATCH_HINTS,
+    HOURLY_HINTS,
+    CONFIG_HINTS,
+    CONTEXT_NOUN_HINTS,
+    *(h for h, _, _, _ in TASKS),
+)
+HAS_CARDS, HAS_LIMIT_CONTEXT, HAS_LIMIT_BATCH, HAS_COUNT = (1 << i for i in range(4))
+HAS_BUDGET, HAS_TASK, HAS_SHAPE, HAS_CONTEXT_WORD = (1 << i for i in range(4, 8))
+HAS_BATCH, HAS_HOURLY, HAS_CONFIG, HAS_CONTEXT_NOUN = (1 << i for i in range(8, 12))
+HAS_TASKS = tuple(1 << i for i in range(12, 12 + len(TASKS)))  # each TASKS rule's own hint
+HAS_DIGIT = 1 << len(_HINTS)  # the text holds a digit (``DIGIT.search``)
+# The hints that have a literal with a space: read before any slot is cut from the text.
+SPACED_BEFORE_CUTS = (LIMIT_CONTEXT_HINTS, LIMIT_BATCH_HINTS)
+
+_PLAIN: tuple[tuple[str, int], ...] = tuple(
+    (w, 1 << i) for i, h in enumerate(_HINTS) for w in HINT_WORDS[id(h)] if " " not in w
+)
+_SPACED: tuple[tuple[str, int], ...] = tuple(
+    (w, 1 << i) for i, h in enumerate(_HINTS) for w in HINT_WORDS[id(h)] if " " in w
+)
+assert {b for _, b in _SPACED} <= {1 << _HINTS.index(h) for h in SPACED_BEFORE_CUTS}
+_WORDS_KEPT = 8192  # distinct words remembered; then it starts over
+_WORD_GATES: dict[str, int] = {}
+
+
+def _word_gates(word: str) -> int:
+    flags = HAS_DIGIT if DIGIT.search(word) else 0
+    for w, bit in _PLAIN:
+        if w in word:
+            flags |= bit
+    if len(_WORD_GATES) >= _WORDS_KEPT:
+        _WORD_GATES.clear()
+    _WORD_GATES[word] = flags
+    return flags
+
+
+def gates(s: str) -> int:
+    """The bits of every hint (and :data:`HAS_DIGIT`) that ``s`` holds."""
+    flags = 0
+    known = _WORD_GATES
+    for word in s.split(" "):
+        got = known.get(word)
+        flags |= _word_gates(word) if got is None else got
+    for w, bit in _SPACED:
+        if not flags & bit and w in s:
+            flags |= bit
+    return flags
