@@ -36,40 +36,36 @@ def describe(v: Voice, a: Answer) -> Answer:
 def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
     req = a.request
     assert req is not None and a.memory_gb is not None
-    total = a.memory_gb["total"]
-    sections = [Section.model_construct(title=v.t("section.memory"), lines=memory_lines(v, a))]
-    headline = v.t("headline.sizing", request=request_label(v, req), total=v.gb(total))
+    fill, num, section = v.fill, v.num, Section.model_construct
+    sections = [section(title=fill["section.memory"](), lines=memory_lines(v, a))]
+    total = v.gb(a.memory_gb["total"])
+    headline = fill["headline.sizing:request,total"](request_label(v, req), total)
     card_lines: list[str] = []
-    if a.recommendation is not None:
-        card_lines.append(pick_line(v, a.recommendation))
-        p = a.recommendation
+    p = a.recommendation
+    if p is not None:
+        card_lines.append(pick_line(v, p))
         if p.decode_tok_s:
+            tok = num(p.decode_tok_s)
             if p.count == 1 and a.decode_kv_tok_s:
-                tok, kv = v.num(p.decode_tok_s), v.num(a.decode_kv_tok_s)
-                card_lines.append(v.t("decode.line_kv", tok=tok, kv=kv))
+                line = fill["decode.line_kv:tok,kv"](tok, num(a.decode_kv_tok_s))
             elif p.count == 1:
-                card_lines.append(v.t("decode.line", tok=v.num(p.decode_tok_s)))
+                line = fill["decode.line:tok"](tok)
             elif v.cat.precision_by_name[req.precision].gguf:  # llama.cpp: split by layers
-                card_lines.append(
-                    v.t("decode.line_layers", tok=v.num(p.decode_tok_s), count=p.count)
-                )
+                line = fill["decode.line_layers:tok,count"](tok, p.count)
             else:
                 c = v.cat.card_by_name[p.card]
-                card_lines.append(
-                    v.t(
-                        "decode.line_set",
-                        tok=v.num(p.decode_tok_s),
-                        count=p.count,
-                        link=v.link(c.interconnect),
-                        gbps=v.num(c.link_gbps or 0),
-                    )
+                line = fill["decode.line_set:tok,count,link,gbps"](
+                    tok, p.count, v.link(c.interconnect), num(c.link_gbps or 0)
                 )
             if a.decode_kv_tok_s and p.count > 1:  # the lower ceiling on the same line
-                card_lines[-1] += " · " + v.t("decode.kv_line", tok=v.num(a.decode_kv_tok_s))
+                line += " · " + fill["decode.kv_line:tok"](num(a.decode_kv_tok_s))
+            card_lines.append(line)
     elif a.cluster_nodes:
-        card_lines.append(v.t("pick.cluster", nodes=a.cluster_nodes, card=v.cat.fleet.cluster.card))
-    sections.append(Section.model_construct(title=v.t("section.card"), lines=card_lines))
-    sections.extend(alternatives_section(v, a.alternatives))
+        cluster = v.cat.fleet.cluster.card
+        card_lines.append(fill["pick.cluster:nodes,card"](a.cluster_nodes, cluster))
+    sections.append(section(title=fill["section.card"](), lines=card_lines))
+    if a.alternatives:
+        sections.extend(alternatives_section(v, a.alternatives))
     return {"headline": headline, "sections": sections, "math": math_lines(v, a)}
 
 

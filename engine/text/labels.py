@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from engine.answer_types import Answer, Fit, Pick, Request, Section
@@ -15,43 +17,40 @@ def model_label(v: Voice, req: Request) -> str:
     assert req.model is not None
     if req.model.name:
         return req.model.name
-    return v.t("label.bare_size", size=v.num(req.model.params_b, 1))
+    return v.fill["label.bare_size:size"](v.num(req.model.params_b, 1))
 
 
 def request_label(v: Voice, req: Request) -> str:
-    parts = [model_label(v, req)]
+    fill = v.fill
+    name = model_label(v, req)
+    ctx = ctx_label(req.context_tokens)
     if req.task == "inference":
-        parts.append(req.precision.upper())
-        parts.append(v.t("label.context", ctx=ctx_label(req.context_tokens)))
+        text = f"{name} · {req.precision.upper()} · {fill['label.context:ctx'](ctx)}"
         if req.batch > 1:
-            parts.append(v.t("label.batch", batch=req.batch))
+            text += " · " + fill["label.batch:batch"](req.batch)
         if req.kv_dtype != "fp16":
-            parts.append(v.t("label.kv", kv=req.kv_dtype.upper()))
-    else:
-        parts.append(v.t(f"task.{req.task}"))
-        parts.append(v.t("label.seq", seq=ctx_label(req.context_tokens)))
-        if req.batch > 1:
-            parts.append(v.t("label.batch", batch=req.batch))
-    return " · ".join(parts)
+            text += " · " + fill["label.kv:kv"](req.kv_dtype.upper())
+        return text
+    text = f"{name} · {fill['task.' + req.task]()} · {fill['label.seq:seq'](ctx)}"
+    if req.batch > 1:
+        text += " · " + fill["label.batch:batch"](req.batch)
+    return text
 
 
 def pick_line(v: Voice, p: Pick) -> str:
-    vram = v.cat.card_by_name[p.card].vram_gb * p.count
+    fill, usd = v.fill, v.usd
+    vram = v.gb(v.cat.card_by_name[p.card].vram_gb * p.count)
     key = "pick.single" if p.count == 1 else "pick.set"
-    text = v.t(
-        key,
-        count=p.count,
-        card=p.card,
-        vram=v.gb(vram),
-        price=v.usd(p.monthly_usd),
-        headroom=v.room(p.headroom_gb),
+    text = fill[key + ":count,card,vram,price,headroom"](
+        p.count, p.card, vram, usd(p.monthly_usd), v.room(p.headroom_gb)
     )
     if p.discount_pct:
-        text += " " + v.t("pick.discount", pct=v.num(p.discount_pct), list=v.usd(p.list_usd or 0))
+        pct = v.num(p.discount_pct)
+        text += " " + fill["pick.discount:pct,list"](pct, usd(p.list_usd or 0))
     if p.hourly_usd is not None:
-        text += " " + v.t("pick.hourly", price=v.usd(p.hourly_usd))
+        text += " " + fill["pick.hourly:price"](usd(p.hourly_usd))
     if p.tight:
-        text += " " + v.t("pick.tight")
+        text += " " + fill["pick.tight"]()
     return text
 
 
@@ -60,14 +59,14 @@ def alternatives_section(v: Voice, picks: list[Pick]) -> list[Section]:
     if not picks:
         return []
     lines = [alt_line(v, p) for p in picks]
-    return [Section.model_construct(title=v.t("section.alternatives"), lines=lines)]
+    return [Section.model_construct(title=v.fill["section.alternatives"](), lines=lines)]
 
 
 def alt_line(v: Voice, p: Pick) -> str:
     base = pick_line(v, p)
-    reason = v.t(f"alt.{p.reason}", precision=(p.precision or "").upper())
+    reason = v.fill[f"alt.{p.reason}:precision"]((p.precision or "").upper())
     if p.decode_tok_s:
-        reason += " " + v.t("alt.decode", tok=v.num(p.decode_tok_s))
+        return f"{base}: {reason} {v.fill['alt.decode:tok'](v.num(p.decode_tok_s))}"
     return f"{base}: {reason}"
 
 
@@ -107,13 +106,25 @@ def memory_line(v: Voice, part: str, gb: float, rows: dict[str, str] | None = No
     return row % {"gb": v.gb(gb)}
 
 
+@per_catalog
+def memory_fills(cat: Catalog) -> dict[str, dict[str, Callable[[str], str]]]:
+    """Per message table, each part's "mem.line" fill with the part's name already given:
+    the GB text alone makes the line (``memory_line``'s text, one C-level call)."""
+    out: dict[str, dict[str, Callable[[str], str]]] = {}
+    for lang in message_tables(cat):
+        fill = Voice(cat, lang).fill
+        line = fill["mem.line:part,gb"]
+        out[lang] = {k: partial(line, fill[f"mem.{k}"]()) for k in _MEMORY_PARTS}
+    return out
+
+
 def memory_lines(v: Voice, a: Answer) -> list[str]:
     mem = a.memory_gb or {}
-    rows = memory_rows(v.cat)[v.table_lang]
-    lines = [memory_line(v, k, mem[k], rows) for k in _MEMORY_PARTS if k in mem]
-    lines.append(v.t("mem.total", gb=v.gb(mem.get("total", 0))))
+    rows, gb, fill = memory_fills(v.cat)[v.table_lang], v.gb, v.fill
+    lines = [rows[k](gb(mem[k])) for k in _MEMORY_PARTS if k in mem]
+    lines.append(fill["mem.total:gb"](gb(mem.get("total", 0))))
     if a.quick_rule_gb is not None:
-        lines.append(v.t("mem.quick_rule", gb=v.gb(a.quick_rule_gb)))
+        lines.append(fill["mem.quick_rule:gb"](gb(a.quick_rule_gb)))
     return lines
 
 
@@ -123,11 +134,10 @@ def fit_line(v: Voice, f: Fit) -> str:
         key = "fit.no_fp8"
     elif f.card not in v.cat.card_by_name:  # a plain amount ("64 GB"): no "64 GB has 64 GB"
         key += "_amount"
-    return v.t(
-        key,
-        card=f.card if f.count == 1 else f"{f.count}× {f.card}",
-        headroom=v.room(f.headroom_gb) if f.fits else v.gb(-f.headroom_gb),
-        cap=v.gb(f.vram_gb or 0),
+    return v.fill[key + ":card,headroom,cap"](
+        f.card if f.count == 1 else f"{f.count}× {f.card}",
+        v.room(f.headroom_gb) if f.fits else v.gb(-f.headroom_gb),
+        v.gb(f.vram_gb or 0),
     )
 
 

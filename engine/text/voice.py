@@ -4,6 +4,7 @@ numbers rounded half up, only here, at the end.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from string import Formatter
 from typing import Any
 
@@ -64,16 +65,80 @@ def percent_tables(cat: Catalog) -> dict[str, dict[str, str]]:
     return out
 
 
+def positional_template(text: str, names: list[str]) -> str | None:
+    """``text`` as a ``str.format`` template of positional fields, the i-th being ``names[i]``:
+    ``template.format(*values)`` gives what ``text.format_map(dict(zip(names, values)))``
+    gives. None when a field is not among ``names`` (it stays as written: the slow path),
+    has a nested spec, or the text does not parse."""
+    if "{" not in text:  # never formatted (engine.i18n.t): every brace stays as written
+        return text.replace("{", "{{").replace("}", "}}")
+    out: list[str] = []
+    try:
+        for literal, name, spec, conversion in _FORMATTER.parse(text):
+            out.append(literal.replace("{", "{{").replace("}", "}}"))
+            if name is None:
+                continue
+            if name not in names or (spec and "{" in spec):
+                return None
+            conv = f"!{conversion}" if conversion else ""
+            out.append(f"{{{names.index(name)}{conv}{':' + spec if spec else ''}}}")
+    except ValueError:
+        return None
+    return "".join(out)
+
+
+class _Slow:
+    """A fill for a message whose fields the positional path cannot take: ``Voice.t``'s rules."""
+
+    def __init__(self, key: str, names: list[str], text: str, pct: str | None) -> None:
+        self.key, self.names, self.text, self.pct = key, names, text, pct
+
+    def __call__(self, *values: Any) -> str:
+        params = dict(zip(self.names, values, strict=True))
+        if self.pct is not None:
+            try:
+                return self.pct % params
+            except KeyError:
+                pass
+        if "{" not in self.text:
+            return self.text
+        return self.text.format_map(_Params(params))
+
+
+class Fills(dict[str, Callable[..., str]]):
+    """One message table's fills by spec, made on first use: ``fills["key:a,b"](x, y)`` is
+    ``Voice.t("key", a=x, b=y)`` (``fills["key"]()`` is ``Voice.t("key")``), mostly one
+    C-level ``str.format`` call: no keyword dict, no Python frame."""
+
+    def __init__(self, table: dict[str, str], pct: dict[str, str]) -> None:
+        super().__init__()
+        self.table, self.pct = table, pct
+
+    def __missing__(self, spec: str) -> Callable[..., str]:
+        key, colon, fields = spec.rpartition(":")  # keys may hold spaces, never ":"
+        if not colon:
+            key = fields
+        names = fields.split(",") if colon and fields else []
+        text = self.table.get(key) or key
+        tpl = positional_template(text, names)
+        fill = tpl.format if tpl is not None else _Slow(key, names, text, self.pct.get(key))
+        self[spec] = fill
+        return fill
+
+
+_Tables = tuple[str, dict[str, str], dict[str, str], Fills]
+
+
 @per_catalog
-def voice_tables(cat: Catalog) -> dict[str, tuple[str, dict[str, str], dict[str, str]]]:
-    """Per language of the catalog: the table a voice reads, its texts and its templates."""
-    return {lang: _tables(cat, lang) for lang in cat.messages}
-
-
-def _tables(cat: Catalog, lang: str) -> tuple[str, dict[str, str], dict[str, str]]:
-    tables = message_tables(cat)
-    table = lang if tables.get(lang) else "en"
-    return table, tables[table], percent_tables(cat)[table]
+def voice_tables(cat: Catalog) -> dict[str, _Tables]:
+    """Per language of the catalog: the table a voice reads, its texts, templates and fills."""
+    tables, pcts = message_tables(cat), percent_tables(cat)
+    fills = {k: Fills(table, pcts[k]) for k, table in tables.items()}
+    out: dict[str, _Tables] = {}
+    for lang in cat.messages:
+        k = lang if tables.get(lang) else "en"
+        out[lang] = (k, tables[k], pcts[k], fills[k])
+    return out
 
 
 _NUMBER_MEMOS: dict[str, tuple[list[dict[float, str]], dict[float, str]]] = {}
@@ -93,7 +158,8 @@ class Voice:
     def __init__(self, cat: Catalog, lang: str) -> None:
         self.cat = cat
         self.lang = lang
-        self.table_lang, self._table, self._pct = voice_tables(cat).get(lang) or _tables(cat, lang)
+        tables = voice_tables(cat)
+        self.table_lang, self._table, self._pct, self.fill = tables.get(lang) or tables["en"]
         # The number texts already made in this language, by value: one dict read on a repeat.
         memos = _NUMBER_MEMOS.get(lang) or _number_memos(lang)
         self._num, self._usd = memos
