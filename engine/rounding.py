@@ -86,10 +86,51 @@ def format_number(value: float, decimals: int = 0, lang: str = "en", trim: bool 
     return text.replace(",", "\0").replace(".", point).replace("\0", group)
 
 
-_MEMOS: dict[tuple[str, int, bool], dict[float, str]] = {}
+class NumberMemo(dict[float, str]):
+    """``format_number``'s texts for one language, decimal count and ``trim``, by value: a
+    subscript is one C-level dict read on a repeat; a miss makes the text and keeps it."""
+
+    __slots__ = ("decimals", "lang", "trim")
+
+    def __init__(self, lang: str, decimals: int, trim: bool) -> None:
+        super().__init__()
+        self.lang, self.decimals, self.trim = lang, decimals, trim
+
+    def __missing__(self, value: float) -> str:
+        return remember(self, value, self.decimals, self.lang, self.trim)
 
 
-def number_memo(lang: str, decimals: int, trim: bool) -> dict[float, str]:
+class GbMemo(dict[float, str]):
+    """``fmt_gb``'s texts (trimmed) for one language, by value, made on a miss."""
+
+    __slots__ = ("lang",)
+
+    def __init__(self, lang: str) -> None:
+        super().__init__()
+        self.lang = lang
+
+    def __missing__(self, value: float) -> str:
+        return remember(self, value, 1 if -100 < value < 100 else 0, self.lang, True)
+
+
+class RoomMemo(GbMemo):
+    """GB to spare: as ``GbMemo``, but a real, tiny margin reads "<0.1", never "0"."""
+
+    __slots__ = ()
+
+    def __missing__(self, value: float) -> str:
+        if 0 < value < 0.05:
+            if len(self) >= _MEMO_SIZE:
+                self.clear()
+            text = self[value] = "<" + fmt_num(0.1, 1, self.lang)
+            return text
+        return remember(self, value, 1 if -100 < value < 100 else 0, self.lang, True)
+
+
+_MEMOS: dict[tuple[str, int, bool], NumberMemo] = {}
+
+
+def number_memo(lang: str, decimals: int, trim: bool) -> NumberMemo:
     """The texts already made for this language, decimal count and ``trim``, by value.
 
     A pure function's results (the key holds every input but the value): sizes, prices and
@@ -101,7 +142,7 @@ def number_memo(lang: str, decimals: int, trim: bool) -> dict[float, str]:
     if memo is None:
         if len(_MEMOS) >= _MEMO_KEYS:  # odd languages or decimal counts: start over
             _MEMOS.clear()
-        memo = _MEMOS[key] = {}
+        memo = _MEMOS[key] = NumberMemo(lang, decimals, trim)
     return memo
 
 
@@ -118,8 +159,7 @@ def fmt_num(value: float, decimals: int = 0, lang: str = "en", trim: bool = Fals
 
     Memoised: prices, capacities and shapes repeat across answers.
     """
-    memo = number_memo(lang, decimals, trim)
-    return memo.get(value) or remember(memo, value, decimals, lang, trim)
+    return number_memo(lang, decimals, trim)[value]
 
 
 def fmt_gb(value: float, lang: str = "en") -> str:
@@ -134,16 +174,29 @@ def fmt_usd(value: float, lang: str = "en") -> str:
     return "$" + fmt_num(value, 0, lang)
 
 
-_USD_MEMOS: dict[str, dict[float, str]] = {}
+class UsdMemo(dict[float, str]):
+    """``fmt_usd``'s texts for one language, by value, made on a miss."""
+
+    __slots__ = ("lang",)
+
+    def __init__(self, lang: str) -> None:
+        super().__init__()
+        self.lang = lang
+
+    def __missing__(self, value: float) -> str:
+        return remember_usd(self, value, self.lang)
 
 
-def usd_memo(lang: str) -> dict[float, str]:
+_USD_MEMOS: dict[str, UsdMemo] = {}
+
+
+def usd_memo(lang: str) -> UsdMemo:
     """``fmt_usd``'s texts already made in this language, by value (as ``number_memo``)."""
     memo = _USD_MEMOS.get(lang)
     if memo is None:
         if len(_USD_MEMOS) >= _MEMO_KEYS:
             _USD_MEMOS.clear()
-        memo = _USD_MEMOS[lang] = {}
+        memo = _USD_MEMOS[lang] = UsdMemo(lang)
     return memo
 
 

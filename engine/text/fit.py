@@ -20,45 +20,51 @@ def headline(v: Voice, a: Answer) -> str:
     """The verdict and the best option, in one sentence or two."""
     req, f = a.request, a.fit
     assert req is not None and a.memory_gb is not None
-    fill, gb = v.fill, v.gb
-    total = gb(a.memory_gb["total"])
+    fill, gb = v.fill, v.gbs
+    total = gb[a.memory_gb["total"]]
     if f is None:
-        return fill["headline.fit_no:request,total,card"](_request_label(v, req), total, "?")
+        return fill["headline.fit_no:request,total,card"]((_request_label(v, req), total, "?"))
     hw = hw_label(f)
     if req.task != "inference":
         key = "headline.fit_yes" if f.fits else "headline.fit_no"
-        return fill[key + ":request,total,card"](_request_label(v, req), total, hw)
+        return fill[key + ":request,total,card"]((_request_label(v, req), total, hw))
     if f.fits:
         return fill["headline.ladder_yes:request,hw,total,headroom,ctx"](
-            _request_label(v, req),
-            hw,
-            total,
-            v.room(f.headroom_gb),
-            ctx_label(f.max_context_tokens or 0),
+            (
+                _request_label(v, req),
+                hw,
+                total,
+                v.rooms[f.headroom_gb],
+                ctx_label(f.max_context_tokens or 0),
+            )
         )
     if f.best is not None:
         best = f.best
         text = fill["headline.ladder_best:prec,total,hw,cap,best,best_total,headroom,ctx"](
-            req.precision.upper(),
-            total,
-            hw,
-            gb(f.vram_gb or 0),
-            best.precision.upper(),
-            gb(best.total_gb),
-            v.room(best.headroom_gb),
-            ctx_label(best.max_context_tokens or 0),
+            (
+                req.precision.upper(),
+                total,
+                hw,
+                gb[f.vram_gb or 0],
+                best.precision.upper(),
+                gb[best.total_gb],
+                v.rooms[best.headroom_gb],
+                ctx_label(best.max_context_tokens or 0),
+            )
         )
         return text + roomier(v, f)
     lowest = f.options[-1] if f.options else None
     plain = f.card not in v.cat.card_by_name and f.card not in v.cat.owned_by_name
     key = "headline.ladder_none_capacity" if plain else "headline.ladder_none"
     return fill[key + ":request,total,hw,cap,lowest,lowest_total"](
-        _request_label(v, req),
-        total,
-        hw,
-        gb(f.vram_gb or 0),
-        (lowest.precision if lowest else req.precision).upper(),
-        gb(lowest.total_gb) if lowest else total,
+        (
+            _request_label(v, req),
+            total,
+            hw,
+            gb[f.vram_gb or 0],
+            (lowest.precision if lowest else req.precision).upper(),
+            gb[lowest.total_gb] if lowest else total,
+        )
     )
 
 
@@ -70,9 +76,9 @@ def roomier(v: Voice, f: Fit) -> str:
         return ""
     for o in f.options:
         if o.fits and o.headroom_gb >= cap * VLLM_DEFAULT_SHARE:
-            total, room = v.gb(o.total_gb), v.room(o.headroom_gb)
+            total, room = v.gbs[o.total_gb], v.rooms[o.headroom_gb]
             line = v.fill["ladder.roomier:prec,total,headroom"]
-            return " " + line(o.precision.upper(), total, room)
+            return " " + line((o.precision.upper(), total, room))
     return ""
 
 
@@ -81,25 +87,27 @@ def change_line(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
     one = c.change == "batch" and c.batch == 1  # "one user at a time", not "1 users"
     key = "change.batch_one" if one else f"change.{c.change}"
     return v.fill[key + ":prec,ctx,batch,count,card,total,headroom,heads"](
-        c.precision.upper(),
-        ctx_label(c.context_tokens),
-        c.batch,
-        c.count,
-        f.card,
-        v.gb(c.total_gb),
-        v.room(c.headroom_gb),
-        req.model.attention_heads,
+        (
+            c.precision.upper(),
+            ctx_label(c.context_tokens),
+            c.batch,
+            c.count,
+            f.card,
+            v.gbs[c.total_gb],
+            v.rooms[c.headroom_gb],
+            req.model.attention_heads,
+        )
     )
 
 
 def ladder_lines(v: Voice, f: Fit) -> list[str]:
-    gb, room = v.gb, v.room  # bound once: a ladder has up to a dozen rungs
+    gb, room = v.gbs, v.rooms  # bound once: a ladder has up to a dozen rungs
     fits = v.fill["ladder.fits:prec,total,headroom"]
     short = v.fill["ladder.short:prec,total,headroom"]
     return [
-        fits(o.precision.upper(), gb(o.total_gb), room(o.headroom_gb))
+        fits((o.precision.upper(), gb[o.total_gb], room[o.headroom_gb]))
         if o.fits
-        else short(o.precision.upper(), gb(o.total_gb), gb(-o.headroom_gb))
+        else short((o.precision.upper(), gb[o.total_gb], gb[-o.headroom_gb]))
         for o in f.options
     ]
 
@@ -112,19 +120,19 @@ def speed_lines(v: Voice, f: Fit) -> list[str]:
     shown = (f.precision or "bf16") if f.fits or f.best is None else f.best.precision
     tok = num(f.decode_tok_s)
     if f.count == 1 and f.decode_kv_tok_s:
-        return [fill["decode.line_kv:tok,kv"](tok, num(f.decode_kv_tok_s))]
+        return [fill["decode.line_kv:tok,kv"]((tok, num(f.decode_kv_tok_s)))]
     if f.count == 1:
-        line = fill["decode.line:tok"](tok)
+        line = fill["decode.line:tok"]((tok,))
     elif v.cat.precision_by_name[shown].gguf:  # llama.cpp: split by layers
-        line = fill["decode.line_layers:tok,count"](tok, f.count)
+        line = fill["decode.line_layers:tok,count"]((tok, f.count))
     elif f.link_gbps is None:  # an owned set: the link between the cards is not known
-        line = fill["decode.line_set_plain:tok,count"](tok, f.count)
+        line = fill["decode.line_set_plain:tok,count"]((tok, f.count))
     else:
         line = fill["decode.line_set:tok,count,link,gbps"](
-            tok, f.count, v.link(f.interconnect), num(f.link_gbps or 0)
+            (tok, f.count, v.link(f.interconnect), num(f.link_gbps or 0))
         )
     if f.decode_kv_tok_s:  # the lower ceiling on the same line
-        line += " · " + fill["decode.kv_line:tok"](num(f.decode_kv_tok_s))
+        line += " · " + fill["decode.kv_line:tok"]((num(f.decode_kv_tok_s),))
     return [line]
 
 
@@ -138,20 +146,22 @@ def owned_lines(v: Voice, f: Fit, req: Request) -> list[str]:
     if f.count > 1 and holds and rented:
         heads = req.model.attention_heads
         key = "fit.owned_tp" if heads % f.count == 0 else "fit.owned_layers"
-        link, gbps = v.link(f.interconnect), v.num(f.link_gbps or 0)
-        out.append(fill[key + ":hw,heads,link,gbps"](hw_label(f), heads, link, gbps))
+        link, gbps = v.link(f.interconnect), v.nums[0][f.link_gbps or 0]
+        out.append(fill[key + ":hw,heads,link,gbps"]((hw_label(f), heads, link, gbps)))
     if rented:
-        out.append(fill["fit.not_offered:hw"](hw_label(f)))
+        out.append(fill["fit.not_offered:hw"]((hw_label(f),)))
     if (mine := cat.owned_by_name.get(f.card)) is not None:  # never rented: physics only
-        vram, bw = v.num(mine.vram_gb), v.num(mine.bandwidth_gbps)
-        out.append(fill["fit.owned_card:card,vram,bw"](mine.name, vram, bw))
+        vram, bw = v.nums[0][mine.vram_gb], v.nums[0][mine.bandwidth_gbps]
+        out.append(fill["fit.owned_card:card,vram,bw"]((mine.name, vram, bw)))
     r = f.rental
     if r is not None and holds:
         out.append(
             fill["fit.rental:prec,hw,price"](
-                (r.precision or "").upper(),
-                r.card if r.count == 1 else f"{r.count}× {r.card}",
-                v.usd(r.monthly_usd),
+                (
+                    (r.precision or "").upper(),
+                    r.card if r.count == 1 else f"{r.count}× {r.card}",
+                    v.usds[r.monthly_usd],
+                )
             )
         )
     return out
@@ -160,7 +170,7 @@ def owned_lines(v: Voice, f: Fit, req: Request) -> list[str]:
 def describe_fit(v: Voice, a: Answer) -> Answer:
     req, f = a.request, a.fit
     assert req is not None
-    fill, section = v.fill, Section.model_construct
+    fill, const, section = v.fill, v.const, Section.model_construct
     fit_lines = [fit_line(v, x) for x in a.fits]
     if f is not None:
         if f.offered is False or f.rental is not None or f.card in v.cat.owned_by_name:
@@ -169,30 +179,32 @@ def describe_fit(v: Voice, a: Answer) -> Answer:
             key = "fit.limits_one" if f.max_batch == 1 else "fit.limits"
             fit_lines.append(
                 fill[key + ":prec,ctx,batch,users,at"](
-                    req.precision.upper(),
-                    ctx_label(f.max_context_tokens or 0),
-                    req.batch,
-                    v.num(f.max_batch or 0),
-                    ctx_label(req.context_tokens),
+                    (
+                        req.precision.upper(),
+                        ctx_label(f.max_context_tokens or 0),
+                        req.batch,
+                        v.nums[0][f.max_batch or 0],
+                        ctx_label(req.context_tokens),
+                    )
                 )
             )
         if f.decode_tok_s:
             fit_lines += speed_lines(v, f)
-    sections = [section(title=fill["section.fit"](), lines=fit_lines)]
+    sections = [section(title=const["section.fit"], lines=fit_lines)]
     if f is not None and f.changes:
         lines = [change_line(v, c, f, req) for c in f.changes]
-        sections.append(section(title=fill["section.changes"](), lines=lines))
+        sections.append(section(title=const["section.changes"], lines=lines))
     if f is not None and not f.fits and len(f.options) > 1:  # when it fits, the JSON has them
-        title = fill["section.ladder:hw"](hw_label(f))
+        title = fill["section.ladder:hw"]((hw_label(f),))
         sections.append(section(title=title, lines=ladder_lines(v, f)))
-    sections.append(section(title=fill["section.memory"](), lines=memory_lines(v, a)))
+    sections.append(section(title=const["section.memory"], lines=memory_lines(v, a)))
     card_lines: list[str] = []
     if a.recommendation is not None:
         card_lines.append(pick_line(v, a.recommendation))
     elif a.cluster_nodes:
         cluster = v.cat.fleet.cluster.card
-        card_lines.append(fill["pick.cluster:nodes,card"](a.cluster_nodes, cluster))
-    sections.append(section(title=fill["section.cheapest"](), lines=card_lines))
+        card_lines.append(fill["pick.cluster:nodes,card"]((a.cluster_nodes, cluster)))
+    sections.append(section(title=const["section.cheapest"], lines=card_lines))
     if a.alternatives:
         sections.extend(alternatives_section(v, a.alternatives))
     upd: dict[str, Any] = {

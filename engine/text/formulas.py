@@ -24,10 +24,11 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
     req = a.request
     assert req is not None and req.model is not None and a.memory_gb is not None
     m = req.model
-    fill, num, usd = v.fill, v.num, v.usd  # bound once: about 30 calls per answer
+    fill, usd = v.fill, v.usds  # bound once: about 30 calls per answer
+    n0, n1, n2, n4 = v.nums[0], v.nums[1], v.nums[2], v.nums[4]
     mem = a.memory_gb
-    params = num(m.params_b, 2)
-    total = num(mem["total"], 2)
+    params = n2[m.params_b]
+    total = n2[mem["total"]]
     lines: list[str] = []
     if req.task == "inference":
         cat = v.cat
@@ -39,56 +40,58 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
         weights = mem["weights"]
         lines.append(
             fill["math.weights:params,bpp,prec,gb"](
-                params, num(weights / m.params_b, 4), prec, num(weights, 2)
+                (params, n4[weights / m.params_b], prec, n2[weights])
             )
         )
-        kvb = num(cat.kv_by_name[req.kv_dtype].bytes)
-        ctx, kv = num(req.context_tokens), num(mem["kv_cache"], 2)
+        kvb = n0[cat.kv_by_name[req.kv_dtype].bytes]
+        ctx, kv = n0[req.context_tokens], n2[mem["kv_cache"]]
         if m.mla is not None:
             mla = m.mla
             lines.append(
                 fill["math.kv_mla:layers,rank,rope,bytes,ctx,batch,gb"](
-                    m.layers, mla.kv_lora_rank, mla.qk_rope_head_dim, kvb, ctx, req.batch, kv
+                    (m.layers, mla.kv_lora_rank, mla.qk_rope_head_dim, kvb, ctx, req.batch, kv)
                 )
             )
         else:
             lines.append(
                 fill["math.kv:two,layers,kv_heads,head_dim,bytes,ctx,batch,gb"](
-                    KV_K_AND_V, m.layers, m.kv_heads, m.head_dim, kvb, ctx, req.batch, kv
+                    (KV_K_AND_V, m.layers, m.kv_heads, m.head_dim, kvb, ctx, req.batch, kv)
                 )
             )
             if m.sliding_layers and m.sliding_window:
-                window = num(m.sliding_window)
-                lines.append(fill["math.kv_window:layers,window"](m.sliding_layers, window))
+                window = n0[m.sliding_window]
+                lines.append(fill["math.kv_window:layers,window"]((m.sliding_layers, window)))
         per_token = a.kv_bytes_per_token
         if per_token is not None:
-            mb = num(per_token / 1e6, 2)
-            lines.append(fill["math.kv_per_token:bytes,mb"](num(per_token), mb))
-        lines.append(fill["math.overhead:gb"](num(mem["overhead"])))
-        lines.append(fill["math.total:gb"](total))
+            mb = n2[per_token / 1e6]
+            lines.append(fill["math.kv_per_token:bytes,mb"]((n0[per_token], mb)))
+        lines.append(fill["math.overhead:gb"]((n0[mem["overhead"]],)))
+        lines.append(fill["math.total:gb"]((total,)))
         if a.quick_rule_gb is not None:
-            bpp = num(cat.precision_by_name[req.precision].bytes_per_param, 4)
+            bpp = n4[cat.precision_by_name[req.precision].bytes_per_param]
             lines.append(
                 fill["math.quick_rule:params,bpp,margin,gb"](
-                    params, bpp, num(QUICK_RULE_MARGIN, 1), num(a.quick_rule_gb, 2)
+                    (params, bpp, n1[QUICK_RULE_MARGIN], n2[a.quick_rule_gb])
                 )
             )
     elif req.task == "full":
         lines.append(
             fill["math.full:params,bytes,share,gb"](
-                params, num(full_ft_bytes_per_param()), num(FULL_FT_ACTIVATION_SHARE * 100), total
+                (params, n0[full_ft_bytes_per_param()], n0[FULL_FT_ACTIVATION_SHARE * 100], total)
             )
         )
     else:
         lines.append(
             fill["math.lora:params,base,frac,abytes,act,layers,gb"](
-                params,
-                num(LORA_BASE_BYTES[req.task], 1),
-                num(ADAPTER_FRACTION * 100, 1),
-                num(ADAPTER_BYTES),
-                num(mem["activations"], 2),
-                m.layers,
-                total,
+                (
+                    params,
+                    n1[LORA_BASE_BYTES[req.task]],
+                    n1[ADAPTER_FRACTION * 100],
+                    n0[ADAPTER_BYTES],
+                    n2[mem["activations"]],
+                    m.layers,
+                    total,
+                )
             )
         )
     p = a.recommendation
@@ -96,22 +99,24 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
         card = v.cat.card_by_name[p.card]
         lines.append(
             fill["math.price:count,monthly,pct,price"](
-                p.count, usd(card.monthly_usd), num(p.discount_pct), num(p.monthly_usd, 2)
+                (p.count, usd[card.monthly_usd], n0[p.discount_pct], n2[p.monthly_usd])
             )
         )
         if p.decode_tok_s and req.task == "inference":
             lines.append(
                 fill["math.decode:bw,gb,tok"](
-                    num(card.bandwidth_gbps * p.count),
-                    num(native.read_per_token_gb(v.cat, req), 2),
-                    num(p.decode_tok_s, 1),
+                    (
+                        n0[card.bandwidth_gbps * p.count],
+                        n2[native.read_per_token_gb(v.cat, req)],
+                        n1[p.decode_tok_s],
+                    )
                 )
             )
     key = "math.shape_assumed" if m.assumed else "math.shape_source"
     lines.append(
         fill[key + ":layers,heads,kv_heads,head_dim,source"](
-            m.layers, m.attention_heads, m.kv_heads, m.head_dim, m.shape_source or "?"
+            (m.layers, m.attention_heads, m.kv_heads, m.head_dim, m.shape_source or "?")
         )
     )
-    lines.append(fill["math.units:gb"](num(GB)))
+    lines.append(fill["math.units:gb"]((n0[GB],)))
     return lines

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 from engine.answer_types import Answer, Fit, Pick, Request, Section
@@ -17,7 +15,7 @@ def model_label(v: Voice, req: Request) -> str:
     assert req.model is not None
     if req.model.name:
         return req.model.name
-    return v.fill["label.bare_size:size"](v.num(req.model.params_b, 1))
+    return v.fill["label.bare_size:size"]((v.nums[1][req.model.params_b],))
 
 
 def request_label(v: Voice, req: Request) -> str:
@@ -25,32 +23,32 @@ def request_label(v: Voice, req: Request) -> str:
     name = model_label(v, req)
     ctx = ctx_label(req.context_tokens)
     if req.task == "inference":
-        text = f"{name} · {req.precision.upper()} · {fill['label.context:ctx'](ctx)}"
+        text = f"{name} · {req.precision.upper()} · {fill['label.context:ctx']((ctx,))}"
         if req.batch > 1:
-            text += " · " + fill["label.batch:batch"](req.batch)
+            text += " · " + fill["label.batch:batch"]((req.batch,))
         if req.kv_dtype != "fp16":
-            text += " · " + fill["label.kv:kv"](req.kv_dtype.upper())
+            text += " · " + fill["label.kv:kv"]((req.kv_dtype.upper(),))
         return text
-    text = f"{name} · {fill['task.' + req.task]()} · {fill['label.seq:seq'](ctx)}"
+    text = f"{name} · {v.const['task.' + req.task]} · {fill['label.seq:seq']((ctx,))}"
     if req.batch > 1:
-        text += " · " + fill["label.batch:batch"](req.batch)
+        text += " · " + fill["label.batch:batch"]((req.batch,))
     return text
 
 
 def pick_line(v: Voice, p: Pick) -> str:
-    fill, usd = v.fill, v.usd
-    vram = v.gb(v.cat.card_by_name[p.card].vram_gb * p.count)
+    fill, usd = v.fill, v.usds
+    vram = v.gbs[v.cat.card_by_name[p.card].vram_gb * p.count]
     key = "pick.single" if p.count == 1 else "pick.set"
     text = fill[key + ":count,card,vram,price,headroom"](
-        p.count, p.card, vram, usd(p.monthly_usd), v.room(p.headroom_gb)
+        (p.count, p.card, vram, usd[p.monthly_usd], v.rooms[p.headroom_gb])
     )
     if p.discount_pct:
-        pct = v.num(p.discount_pct)
-        text += " " + fill["pick.discount:pct,list"](pct, usd(p.list_usd or 0))
+        pct = v.nums[0][p.discount_pct]
+        text += " " + fill["pick.discount:pct,list"]((pct, usd[p.list_usd or 0]))
     if p.hourly_usd is not None:
-        text += " " + fill["pick.hourly:price"](usd(p.hourly_usd))
+        text += " " + fill["pick.hourly:price"]((usd[p.hourly_usd],))
     if p.tight:
-        text += " " + fill["pick.tight"]()
+        text += " " + v.const["pick.tight"]
     return text
 
 
@@ -59,14 +57,14 @@ def alternatives_section(v: Voice, picks: list[Pick]) -> list[Section]:
     if not picks:
         return []
     lines = [alt_line(v, p) for p in picks]
-    return [Section.model_construct(title=v.fill["section.alternatives"](), lines=lines)]
+    return [Section.model_construct(title=v.const["section.alternatives"], lines=lines)]
 
 
 def alt_line(v: Voice, p: Pick) -> str:
     base = pick_line(v, p)
-    reason = v.fill[f"alt.{p.reason}:precision"]((p.precision or "").upper())
+    reason = v.fill[f"alt.{p.reason}:precision"](((p.precision or "").upper(),))
     if p.decode_tok_s:
-        return f"{base}: {reason} {v.fill['alt.decode:tok'](v.num(p.decode_tok_s))}"
+        return f"{base}: {reason} {v.fill['alt.decode:tok']((v.nums[0][p.decode_tok_s],))}"
     return f"{base}: {reason}"
 
 
@@ -102,29 +100,34 @@ def memory_line(v: Voice, part: str, gb: float, rows: dict[str, str] | None = No
     """One part of the memory: its name and GB."""
     row = (memory_rows(v.cat)[v.table_lang] if rows is None else rows).get(part)
     if row is None:
-        return v.t("mem.line", part=v.t(f"mem.{part}"), gb=v.gb(gb))
-    return row % {"gb": v.gb(gb)}
+        return v.t("mem.line", part=v.t(f"mem.{part}"), gb=v.gbs[gb])
+    return row % {"gb": v.gbs[gb]}
 
 
 @per_catalog
-def memory_fills(cat: Catalog) -> dict[str, dict[str, Callable[[str], str]]]:
-    """Per message table, each part's "mem.line" fill with the part's name already given:
-    the GB text alone makes the line (``memory_line``'s text, one C-level call)."""
-    out: dict[str, dict[str, Callable[[str], str]]] = {}
-    for lang in message_tables(cat):
-        fill = Voice(cat, lang).fill
-        line = fill["mem.line:part,gb"]
-        out[lang] = {k: partial(line, fill[f"mem.{k}"]()) for k in _MEMORY_PARTS}
+def memory_fills(cat: Catalog) -> dict[str, dict[str, str]]:
+    """Per message table, each part's "mem.line" with its name already written in, as a
+    ``%``-template of the GB text alone (``memory_rows``' row, one ``%s``)."""
+    out: dict[str, dict[str, str]] = {}
+    for lang, rows in memory_rows(cat).items():
+        out[lang] = {}
+        for k, row in rows.items():
+            if len(_FIELD.findall(row)) == 1:  # the "gb" field, once
+                out[lang][k] = _FIELD.sub(lambda m: m.group(0)[: -len("(gb)s")] + "s", row)
     return out
 
 
 def memory_lines(v: Voice, a: Answer) -> list[str]:
     mem = a.memory_gb or {}
-    rows, gb, fill = memory_fills(v.cat)[v.table_lang], v.gb, v.fill
-    lines = [rows[k](gb(mem[k])) for k in _MEMORY_PARTS if k in mem]
-    lines.append(fill["mem.total:gb"](gb(mem.get("total", 0))))
+    rows, gb, fill = memory_fills(v.cat)[v.table_lang], v.gbs, v.fill
+    lines = [
+        rows[k] % gb[mem[k]] if k in rows else memory_line(v, k, mem[k])
+        for k in _MEMORY_PARTS
+        if k in mem
+    ]
+    lines.append(fill["mem.total:gb"]((gb[mem.get("total", 0)],)))
     if a.quick_rule_gb is not None:
-        lines.append(fill["mem.quick_rule:gb"](gb(a.quick_rule_gb)))
+        lines.append(fill["mem.quick_rule:gb"]((gb[a.quick_rule_gb],)))
     return lines
 
 
@@ -135,9 +138,11 @@ def fit_line(v: Voice, f: Fit) -> str:
     elif f.card not in v.cat.card_by_name:  # a plain amount ("64 GB"): no "64 GB has 64 GB"
         key += "_amount"
     return v.fill[key + ":card,headroom,cap"](
-        f.card if f.count == 1 else f"{f.count}× {f.card}",
-        v.room(f.headroom_gb) if f.fits else v.gb(-f.headroom_gb),
-        v.gb(f.vram_gb or 0),
+        (
+            f.card if f.count == 1 else f"{f.count}× {f.card}",
+            v.rooms[f.headroom_gb] if f.fits else v.gbs[-f.headroom_gb],
+            v.gbs[f.vram_gb or 0],
+        )
     )
 
 
@@ -145,13 +150,17 @@ def card_lines(v: Voice, c: Any) -> list[str]:
     prov = v.cat.fleet.provider
     week = c.monthly_usd * prov.min_term_days * 24 / prov.hours_per_month
     return [
-        v.t("card.memory", vram=v.gb(c.vram_gb), type=c.memory_type, bw=v.num(c.bandwidth_gbps)),
-        v.t("card.price", price=v.usd(c.monthly_usd), hour=v.usd(c.usd_per_gpu_hour)),
-        v.t("card.min_term", week=v.usd(week), days=prov.min_term_days),
-        v.t("card.econ", per_gb=v.usd(c.usd_per_gb_month), per_usd=v.num(c.gbps_per_usd_month, 2)),
+        v.t(
+            "card.memory", vram=v.gbs[c.vram_gb], type=c.memory_type, bw=v.nums[0][c.bandwidth_gbps]
+        ),
+        v.t("card.price", price=v.usds[c.monthly_usd], hour=v.usds[c.usd_per_gpu_hour]),
+        v.t("card.min_term", week=v.usds[week], days=prov.min_term_days),
+        v.t(
+            "card.econ", per_gb=v.usds[c.usd_per_gb_month], per_usd=v.nums[2][c.gbps_per_usd_month]
+        ),
         v.t("card.fp8_yes" if c.fp8 else "card.fp8_no"),
         v.t("card.platform", platform=c.platform, arch=c.arch),
         v.t("card.sets", sizes=", ".join(str(n) for n in c.set_sizes) or "1", min=c.min_count),
-        v.t("card.link", link=v.link(c.interconnect), gbps=v.num(c.link_gbps or 0)),
+        v.t("card.link", link=v.link(c.interconnect), gbps=v.nums[0][c.link_gbps or 0]),
         v.t("card.regions", regions=", ".join(c.regions)),
     ]
