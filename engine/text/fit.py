@@ -26,8 +26,12 @@ def headline(v: Voice, a: Answer) -> str:
         return fill["headline.fit_no:request,total,card"]((_request_label(v, req), total, "?"))
     hw = hw_label(f)
     if req.task != "inference":
-        key = "headline.fit_yes" if f.fits else "headline.fit_no"
-        return fill[key + ":request,total,card"]((_request_label(v, req), total, hw))
+        spec = (
+            "headline.fit_yes:request,total,card"
+            if f.fits
+            else "headline.fit_no:request,total,card"
+        )
+        return fill[spec]((_request_label(v, req), total, hw))
     if f.fits:
         return fill["headline.ladder_yes:request,hw,total,headroom,ctx"](
             (
@@ -40,11 +44,11 @@ def headline(v: Voice, a: Answer) -> str:
         )
     if f.best is not None:
         best = f.best
-        text = fill["headline.ladder_best:prec,total,hw,cap,best,best_total,headroom,ctx"](
+        text = fill["headline.ladder_best:prec,hw,total,cap,best,best_total,headroom,ctx"](
             (
                 req.precision.upper(),
-                total,
                 hw,
+                total,
                 gb[f.vram_gb or 0],
                 best.precision.upper(),
                 gb[best.total_gb],
@@ -55,8 +59,12 @@ def headline(v: Voice, a: Answer) -> str:
         return text + roomier(v, f)
     lowest = f.options[-1] if f.options else None
     plain = f.card not in v.cat.card_by_name and f.card not in v.cat.owned_by_name
-    key = "headline.ladder_none_capacity" if plain else "headline.ladder_none"
-    return fill[key + ":request,total,hw,cap,lowest,lowest_total"](
+    spec = (
+        "headline.ladder_none_capacity:request,total,hw,cap,lowest,lowest_total"
+        if plain
+        else "headline.ladder_none:request,total,hw,cap,lowest,lowest_total"
+    )
+    return fill[spec](
         (
             _request_label(v, req),
             total,
@@ -82,11 +90,18 @@ def roomier(v: Voice, f: Fit) -> str:
     return ""
 
 
+_CHANGES = {  # each change's spec, written once
+    k: f"change.{k}:prec,ctx,batch,count,card,total,headroom,heads"
+    for k in ("precision", "kv_cache", "context", "batch", "batch_one", "cards")
+}
+
+
 def change_line(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
     assert req.model is not None
     one = c.change == "batch" and c.batch == 1  # "one user at a time", not "1 users"
-    key = "change.batch_one" if one else f"change.{c.change}"
-    return v.fill[key + ":prec,ctx,batch,count,card,total,headroom,heads"](
+    key = "batch_one" if one else c.change
+    spec = _CHANGES.get(key) or f"change.{key}:prec,ctx,batch,count,card,total,headroom,heads"
+    return v.fill[spec](
         (
             c.precision.upper(),
             ctx_label(c.context_tokens),
@@ -145,9 +160,13 @@ def owned_lines(v: Voice, f: Fit, req: Request) -> list[str]:
     rented = f.offered is False and f.card in cat.card_by_name
     if f.count > 1 and holds and rented:
         heads = req.model.attention_heads
-        key = "fit.owned_tp" if heads % f.count == 0 else "fit.owned_layers"
+        spec = (
+            "fit.owned_tp:hw,heads,link,gbps"
+            if heads % f.count == 0
+            else "fit.owned_layers:hw,heads,link,gbps"
+        )
         link, gbps = v.link(f.interconnect), v.nums[0][f.link_gbps or 0]
-        out.append(fill[key + ":hw,heads,link,gbps"]((hw_label(f), heads, link, gbps)))
+        out.append(fill[spec]((hw_label(f), heads, link, gbps)))
     if rented:
         out.append(fill["fit.not_offered:hw"]((hw_label(f),)))
     if (mine := cat.owned_by_name.get(f.card)) is not None:  # never rented: physics only
@@ -176,9 +195,13 @@ def describe_fit(v: Voice, a: Answer) -> Answer:
         if f.offered is False or f.rental is not None or f.card in v.cat.owned_by_name:
             fit_lines += owned_lines(v, f, req)
         if f.fits and req.task == "inference":
-            key = "fit.limits_one" if f.max_batch == 1 else "fit.limits"
+            spec = (
+                "fit.limits_one:prec,ctx,batch,users,at"
+                if f.max_batch == 1
+                else "fit.limits:prec,ctx,batch,users,at"
+            )
             fit_lines.append(
-                fill[key + ":prec,ctx,batch,users,at"](
+                fill[spec](
                     (
                         req.precision.upper(),
                         ctx_label(f.max_context_tokens or 0),

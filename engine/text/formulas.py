@@ -112,11 +112,13 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
                     )
                 )
             )
-    key = "math.shape_assumed" if m.assumed else "math.shape_source"
+    spec = (
+        "math.shape_assumed:layers,heads,kv_heads,head_dim,source"
+        if m.assumed
+        else "math.shape_source:layers,heads,kv_heads,head_dim,source"
+    )
     lines.append(
-        fill[key + ":layers,heads,kv_heads,head_dim,source"](
-            (m.layers, m.attention_heads, m.kv_heads, m.head_dim, m.shape_source or "?")
-        )
+        fill[spec]((m.layers, m.attention_heads, m.kv_heads, m.head_dim, m.shape_source or "?"))
     )
     lines.append(fill["math.units:gb"]((n0[GB],)))
     return lines

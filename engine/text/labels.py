@@ -38,10 +38,12 @@ def request_label(v: Voice, req: Request) -> str:
 def pick_line(v: Voice, p: Pick) -> str:
     fill, usd = v.fill, v.usds
     vram = v.gbs[v.cat.card_by_name[p.card].vram_gb * p.count]
-    key = "pick.single" if p.count == 1 else "pick.set"
-    text = fill[key + ":count,card,vram,price,headroom"](
-        (p.count, p.card, vram, usd[p.monthly_usd], v.rooms[p.headroom_gb])
+    spec = (
+        "pick.single:count,card,vram,price,headroom"
+        if p.count == 1
+        else "pick.set:count,card,vram,price,headroom"
     )
+    text = fill[spec]((p.count, p.card, vram, usd[p.monthly_usd], v.rooms[p.headroom_gb]))
     if p.discount_pct:
         pct = v.nums[0][p.discount_pct]
         text += " " + fill["pick.discount:pct,list"]((pct, usd[p.list_usd or 0]))
@@ -60,9 +62,15 @@ def alternatives_section(v: Voice, picks: list[Pick]) -> list[Section]:
     return [Section.model_construct(title=v.const["section.alternatives"], lines=lines)]
 
 
+_ALTS = {  # each reason's spec, written once
+    k: f"alt.{k}:precision" for k in ("cuda", "faster", "roomier", "cheaper_set", "lower_precision")
+}
+
+
 def alt_line(v: Voice, p: Pick) -> str:
     base = pick_line(v, p)
-    reason = v.fill[f"alt.{p.reason}:precision"](((p.precision or "").upper(),))
+    spec = _ALTS.get(p.reason or "") or f"alt.{p.reason}:precision"
+    reason = v.fill[spec](((p.precision or "").upper(),))
     if p.decode_tok_s:
         return f"{base}: {reason} {v.fill['alt.decode:tok']((v.nums[0][p.decode_tok_s],))}"
     return f"{base}: {reason}"
@@ -132,18 +140,28 @@ def memory_lines(v: Voice, a: Answer) -> list[str]:
 
 
 def fit_line(v: Voice, f: Fit) -> str:
-    key = ("fit.yes_tight" if f.tight else "fit.yes") if f.fits else "fit.no"
-    if not f.fits and f.headroom_gb >= 0:  # room enough, but the weights cannot run there
-        key = "fit.no_fp8"
-    elif f.card not in v.cat.card_by_name:  # a plain amount ("64 GB"): no "64 GB has 64 GB"
-        key += "_amount"
-    return v.fill[key + ":card,headroom,cap"](
+    amount = f.card not in v.cat.card_by_name  # a plain amount ("64 GB"): no "64 GB has 64 GB"
+    if f.fits:
+        spec = _FIT_SPECS[f.tight, amount]
+    elif f.headroom_gb >= 0:  # room enough, but the weights cannot run there
+        spec = "fit.no_fp8:card,cap,headroom"
+    else:
+        spec = "fit.no_amount:card,cap,headroom" if amount else "fit.no:card,cap,headroom"
+    return v.fill[spec](
         (
             f.card if f.count == 1 else f"{f.count}× {f.card}",
-            v.rooms[f.headroom_gb] if f.fits else v.gbs[-f.headroom_gb],
             v.gbs[f.vram_gb or 0],
+            v.rooms[f.headroom_gb] if f.fits else v.gbs[-f.headroom_gb],
         )
     )
+
+
+_FIT_SPECS = {  # fits: (tight, a plain amount) -> spec
+    (False, False): "fit.yes:card,cap,headroom",
+    (False, True): "fit.yes_amount:card,cap,headroom",
+    (True, False): "fit.yes_tight:card,cap,headroom",
+    (True, True): "fit.yes_tight_amount:card,cap,headroom",
+}
 
 
 def card_lines(v: Voice, c: Any) -> list[str]:

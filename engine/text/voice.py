@@ -5,6 +5,7 @@ numbers rounded half up, only here, at the end.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import pairwise
 from string import Formatter
 from typing import Any
 
@@ -65,29 +66,42 @@ def percent_tables(cat: Catalog) -> dict[str, dict[str, str]]:
     return out
 
 
-def positional_template(text: str, names: list[str]) -> tuple[str, tuple[int, ...]] | None:
-    """``text`` as a ``%``-template of positional fields, with the index in ``names`` of each
-    field's value: ``template % tuple(values[i] for i in order)`` gives what
-    ``text.format_map(dict(zip(names, values)))`` gives (``%s`` and ``format(v, "")`` agree
-    for the str, int and float values the builders pass). None when a field is not among
-    ``names`` (it stays as written), has a spec or a conversion, or the text does not parse:
-    those keep ``Voice.t``'s path."""
+def positional_template(text: str, names: list[str]) -> tuple[list[str], tuple[int, ...]] | None:
+    """``text`` as the literals between its fields (``%``-escaped) and the index in ``names``
+    of each field's value: ``"%s".join(literals) % tuple(values[i] for i in order)`` gives
+    what ``text.format_map(dict(zip(names, values)))`` gives (``%s`` and ``format(v, "")``
+    agree for the str, int and float values the builders pass). None when a field is not
+    among ``names`` (it stays as written), has a spec or a conversion, or the text does not
+    parse: those keep ``Voice.t``'s path."""
     if "{" not in text:  # never formatted (engine.i18n.t): a lone "}" stays as written
-        return text.replace("%", "%%"), ()
-    out: list[str] = []
+        return [text.replace("%", "%%")], ()
+    literals = [""]
     order: list[int] = []
     try:
         for literal, name, spec, conversion in _FORMATTER.parse(text):
-            out.append(literal.replace("%", "%%"))
+            literals[-1] += literal.replace("%", "%%")
             if name is None:
                 continue
             if spec or conversion or name not in names:
                 return None
-            out.append("%s")
+            literals.append("")
             order.append(names.index(name))
     except ValueError:
         return None
-    return "".join(out), tuple(order)
+    return literals, tuple(order)
+
+
+def in_order(literals: list[str], order: tuple[int, ...], count: int) -> str | None:
+    """The template taking all ``count`` values as given, when its fields take them in
+    order: a value it leaves out is read by a ``%.0s`` (which writes nothing)."""
+    if any(b <= a for a, b in pairwise(order)):
+        return None  # another order, or a value twice
+    out, nxt = [literals[0]], 0
+    for i, literal in zip(order, literals[1:], strict=True):
+        out.append("%.0s" * (i - nxt) + "%s" + literal)
+        nxt = i + 1
+    out.append("%.0s" * (count - nxt))
+    return "".join(out)
 
 
 class _Reordered:
@@ -137,10 +151,10 @@ class Fills(dict[str, Callable[[tuple[Any, ...]], str]]):
         fill: Callable[[tuple[Any, ...]], str]
         if found is None:
             fill = _Slow(key, names, text, self.pct.get(key))
-        elif found[1] == tuple(range(len(names))):
-            fill = found[0].__mod__
+        elif (given := in_order(*found, len(names))) is not None:
+            fill = given.__mod__
         else:
-            fill = _Reordered(*found)
+            fill = _Reordered("%s".join(found[0]), found[1])
         self[spec] = fill
         return fill
 
