@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.answer_types import Answer, BudgetOption, Section
+from engine.answer_types import Answer, BudgetOption
 from engine.text.formulas import math_lines
 from engine.text.labels import (
     alternatives_section,
@@ -17,7 +17,7 @@ from engine.text.labels import (
     pick_line,
     request_label,
 )
-from engine.text.voice import Voice
+from engine.text.voice import Voice, section
 
 
 def describe(v: Voice, a: Answer) -> Answer:
@@ -36,8 +36,8 @@ def describe(v: Voice, a: Answer) -> Answer:
 def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
     req = a.request
     assert req is not None and a.memory_gb is not None
-    fill, const, num, section = v.fill, v.const, v.num, Section.model_construct
-    sections = [section(title=const["section.memory"], lines=memory_lines(v, a))]
+    fill, const, num = v.fill, v.const, v.num
+    sections = [section(const["section.memory"], memory_lines(v, a))]
     total = v.gbs[a.memory_gb["total"]]
     headline = fill["headline.sizing:request,total"]((request_label(v, req), total))
     card_lines: list[str] = []
@@ -63,7 +63,7 @@ def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
     elif a.cluster_nodes:
         cluster = v.cat.fleet.cluster.card
         card_lines.append(fill["pick.cluster:nodes,card"]((a.cluster_nodes, cluster)))
-    sections.append(section(title=const["section.card"], lines=card_lines))
+    sections.append(section(const["section.card"], card_lines))
     if a.alternatives:
         sections.extend(alternatives_section(v, a.alternatives))
     return {"headline": headline, "sections": sections, "math": math_lines(v, a)}
@@ -76,7 +76,7 @@ def _card_blocks(v: Voice, a: Answer) -> dict[str, Any]:
         "headline": v.t(
             "headline.card", card=c.name, vram=v.gbs[c.vram_gb], price=v.usds[c.monthly_usd]
         ),
-        "sections": [Section.model_construct(title="", lines=card_lines(v, c))],
+        "sections": [section("", card_lines(v, c))],
     }
 
 
@@ -98,8 +98,8 @@ def _cards_blocks(v: Voice, a: Answer) -> dict[str, Any]:
     return {
         "headline": v.t("headline.cards", n=len(a.cards)),
         "sections": [
-            Section.model_construct(title=v.t("cards.header"), lines=lines),
-            Section.model_construct(title="", lines=[min_term(v)]),
+            section(v.t("cards.header"), lines),
+            section("", [min_term(v)]),
         ],
     }
 
@@ -130,7 +130,7 @@ def _budget_blocks(v: Voice, a: Answer) -> dict[str, Any]:
         headline = v.t("headline.budget", budget=v.usds[a.budget_usd or 0])
     return {
         "headline": headline,
-        "sections": [Section.model_construct(title="", lines=lines)],
+        "sections": [section("", lines)],
     }
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.answer_types import Answer, Fit, FitChange, Request, Section
+from engine.answer_types import Answer, Fit, FitChange, Request
 from engine.native import VLLM_DEFAULT_SHARE
 from engine.text.formulas import math_lines
 from engine.text.labels import alternatives_section, fit_line, memory_lines, pick_line
 from engine.text.labels import request_label as _request_label
-from engine.text.voice import Voice, ctx_label
+from engine.text.voice import Voice, ctx_label, section
 
 
 def hw_label(f: Fit) -> str:
@@ -189,7 +189,7 @@ def owned_lines(v: Voice, f: Fit, req: Request) -> list[str]:
 def describe_fit(v: Voice, a: Answer) -> Answer:
     req, f = a.request, a.fit
     assert req is not None
-    fill, const, section = v.fill, v.const, Section.model_construct
+    fill, const = v.fill, v.const
     fit_lines = [fit_line(v, x) for x in a.fits]
     if f is not None:
         if f.offered is False or f.rental is not None or f.card in v.cat.owned_by_name:
@@ -213,21 +213,21 @@ def describe_fit(v: Voice, a: Answer) -> Answer:
             )
         if f.decode_tok_s:
             fit_lines += speed_lines(v, f)
-    sections = [section(title=const["section.fit"], lines=fit_lines)]
+    sections = [section(const["section.fit"], fit_lines)]
     if f is not None and f.changes:
         lines = [change_line(v, c, f, req) for c in f.changes]
-        sections.append(section(title=const["section.changes"], lines=lines))
+        sections.append(section(const["section.changes"], lines))
     if f is not None and not f.fits and len(f.options) > 1:  # when it fits, the JSON has them
         title = fill["section.ladder:hw"]((hw_label(f),))
-        sections.append(section(title=title, lines=ladder_lines(v, f)))
-    sections.append(section(title=const["section.memory"], lines=memory_lines(v, a)))
+        sections.append(section(title, ladder_lines(v, f)))
+    sections.append(section(const["section.memory"], memory_lines(v, a)))
     card_lines: list[str] = []
     if a.recommendation is not None:
         card_lines.append(pick_line(v, a.recommendation))
     elif a.cluster_nodes:
         cluster = v.cat.fleet.cluster.card
         card_lines.append(fill["pick.cluster:nodes,card"]((a.cluster_nodes, cluster)))
-    sections.append(section(title=const["section.cheapest"], lines=card_lines))
+    sections.append(section(const["section.cheapest"], card_lines))
     if a.alternatives:
         sections.extend(alternatives_section(v, a.alternatives))
     upd: dict[str, Any] = {

@@ -8,7 +8,7 @@ from engine.answer_types import Answer, Fit, Pick, Request, Section
 from engine.catalog import Catalog
 from engine.catalog_cache import per_catalog
 from engine.lazyre import lazy
-from engine.text.voice import Voice, ctx_label, message_tables, percent_template
+from engine.text.voice import Voice, ctx_label, message_tables, percent_template, section
 
 
 def model_label(v: Voice, req: Request) -> str:
@@ -59,7 +59,7 @@ def alternatives_section(v: Voice, picks: list[Pick]) -> list[Section]:
     if not picks:
         return []
     lines = [alt_line(v, p) for p in picks]
-    return [Section.model_construct(title=v.const["section.alternatives"], lines=lines)]
+    return [section(v.const["section.alternatives"], lines)]
 
 
 _ALTS = {  # each reason's spec, written once

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.answer_types import Answer, Limit, LimitOption, Request, Section
+from engine.answer_types import Answer, Limit, LimitOption, Request
 from engine.sizing import GB
 from engine.text.labels import memory_line, model_label
-from engine.text.voice import Voice, ctx_label
+from engine.text.voice import Voice, ctx_label, section
 
 
 def _card(lim: Limit) -> str:
@@ -104,10 +104,10 @@ def describe_limit(
     lines += [_option_line(v, o, req) for o in lim.options]
     mem = a.memory_gb
     sections = [
-        Section.model_construct(title=v.t("section.limit"), lines=lines),
-        Section.model_construct(
-            title=v.t("section.memory"),
-            lines=[
+        section(v.t("section.limit"), lines),
+        section(
+            v.t("section.memory"),
+            [
                 memory_line(v, "weights", mem["weights"]),
                 memory_line(v, "overhead", mem["overhead"]),
             ],

@@ -9,7 +9,7 @@ from itertools import pairwise
 from string import Formatter
 from typing import Any
 
-from engine.answer_types import Answer
+from engine.answer_types import Answer, Section
 from engine.catalog import Catalog
 from engine.catalog_cache import per_catalog
 from engine.i18n import _Params, t
@@ -258,6 +258,19 @@ class Voice:
         if 0 <= decimals < 5:
             return self.nums[decimals][value]
         return fmt_num(value, decimals, self.lang, trim=True)
+
+
+_new = object.__new__
+
+
+def section(title: str, lines: list[str]) -> Section:
+    """``Section.model_construct(title=title, lines=lines)`` without the keyword dict and the
+    defaults walk (a Section has no defaults and both fields are given): half the cost."""
+    s = _new(Section)
+    d = s.__dict__
+    d["title"] = title
+    d["lines"] = lines
+    return s
 
 
 def task_label(cat: Catalog, lang: str, task: str) -> str:
