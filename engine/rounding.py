@@ -17,6 +17,7 @@ _POW10 = tuple(10**i for i in range(20))
 _PLACES = 7  # decimals the float fast path serves (the engine shows 0 to 4)
 _SCALE = tuple(10.0**i for i in range(_PLACES))
 _SPEC = tuple(f",.{i}f" for i in range(_PLACES))
+_PLAIN = tuple(f"%.{i}f" for i in range(_PLACES))  # below 999 there is nothing to group
 _ZEROS = tuple("." + "0" * i for i in range(_PLACES))
 _MEMO_SIZE = 4096  # per (language, decimals, trim): emptied when full, so memory stays bounded
 _MEMO_KEYS = 64  # memos kept at once (the engine uses about 20)
@@ -75,7 +76,9 @@ def format_number(value: float, decimals: int = 0, lang: str = "en", trim: bool 
     if 0 <= decimals < _PLACES:
         t = value * _SCALE[decimals]
         if 0.0 < t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:  # t % 1.0: t's fraction, exactly
-            text = format(value, _SPEC[decimals])
+            # "%.Nf" is format's ".Nf" (the same correctly rounded digits) without the
+            # grouping pass, which a value below 999 (999.0 rounded to 0 decimals) never needs
+            text = _PLAIN[decimals] % value if value < 999.0 else format(value, _SPEC[decimals])
             if trim and decimals and text.endswith(_ZEROS[decimals]):
                 text = text[: -decimals - 1]
     if text is None:
@@ -88,29 +91,57 @@ def format_number(value: float, decimals: int = 0, lang: str = "en", trim: bool 
 
 class NumberMemo(dict[float, str]):
     """``format_number``'s texts for one language, decimal count and ``trim``, by value: a
-    subscript is one C-level dict read on a repeat; a miss makes the text and keeps it."""
+    subscript is one C-level dict read on a repeat; a miss makes the text and keeps it.
 
-    __slots__ = ("decimals", "lang", "trim")
+    A miss takes ``format_number``'s float path inline for what it mostly is, a positive
+    value below 999 in English or Thai (nothing to group or to localise), with the spec,
+    the scale and the zero fraction chosen once for the memo.
+    """
+
+    __slots__ = ("decimals", "lang", "plain", "scale", "trim", "zeros")
 
     def __init__(self, lang: str, decimals: int, trim: bool) -> None:
         super().__init__()
         self.lang, self.decimals, self.trim = lang, decimals, trim
+        inline = (lang == "en" or lang == "th") and 0 <= decimals < _PLACES
+        self.plain = _PLAIN[decimals] if inline else ""
+        self.scale = _SCALE[decimals] if inline else 0.0  # 0.0: t is never positive
+        self.zeros = _ZEROS[decimals] if inline and trim and decimals else ""
 
-    def __missing__(self, value: float) -> str:
-        return remember(self, value, self.decimals, self.lang, self.trim)
+    def make(self, value: float) -> str:
+        """The text of a value the memo lacks, now kept (``remember``, inline)."""
+        if len(self) >= _MEMO_SIZE:
+            self.clear()
+        t = value * self.scale
+        if 0.0 < t < 1e9 and value < 999.0 and abs(t % 1.0 - 0.5) > 1e-6:
+            text = self.plain % value  # format_number's fast path, as it would take it
+            if self.zeros and text.endswith(self.zeros):
+                text = text[: -self.decimals - 1]
+        else:
+            text = format_number(value + 0.0, self.decimals, self.lang, self.trim)
+        self[value] = text
+        return text
+
+    __missing__ = make
 
 
 class GbMemo(dict[float, str]):
-    """``fmt_gb``'s texts (trimmed) for one language, by value, made on a miss."""
+    """``fmt_gb``'s texts (trimmed) for one language, by value: a miss reads the number memo
+    of its decimal count (a GB is often also shown as a plain number), and keeps the text."""
 
-    __slots__ = ("lang",)
+    __slots__ = ("lang", "ones", "wholes")
 
     def __init__(self, lang: str) -> None:
         super().__init__()
         self.lang = lang
+        self.ones, self.wholes = number_memo(lang, 1, True), number_memo(lang, 0, True)
 
     def __missing__(self, value: float) -> str:
-        return remember(self, value, 1 if -100 < value < 100 else 0, self.lang, True)
+        if len(self) >= _MEMO_SIZE:
+            self.clear()
+        memo = self.ones if -100 < value < 100 else self.wholes
+        text = self[value] = memo.get(value) or memo.make(value)
+        return text
 
 
 class RoomMemo(GbMemo):
@@ -119,12 +150,14 @@ class RoomMemo(GbMemo):
     __slots__ = ()
 
     def __missing__(self, value: float) -> str:
+        if len(self) >= _MEMO_SIZE:
+            self.clear()
         if 0 < value < 0.05:
-            if len(self) >= _MEMO_SIZE:
-                self.clear()
             text = self[value] = "<" + fmt_num(0.1, 1, self.lang)
-            return text
-        return remember(self, value, 1 if -100 < value < 100 else 0, self.lang, True)
+        else:
+            memo = self.ones if -100 < value < 100 else self.wholes
+            text = self[value] = memo.get(value) or memo.make(value)
+        return text
 
 
 _MEMOS: dict[tuple[str, int, bool], NumberMemo] = {}
