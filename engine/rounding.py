@@ -93,30 +93,35 @@ class NumberMemo(dict[float, str]):
     """``format_number``'s texts for one language, decimal count and ``trim``, by value: a
     subscript is one C-level dict read on a repeat; a miss makes the text and keeps it.
 
-    A miss takes ``format_number``'s float path inline for what it mostly is, a positive
-    value below 999 in English or Thai (nothing to group or to localise), with the spec,
-    the scale and the zero fraction chosen once for the memo.
+    A miss takes ``format_number``'s float path inline (what nearly every value takes), with
+    the specs, the scale, the zero fraction and the language's marks chosen once per memo.
     """
 
-    __slots__ = ("decimals", "lang", "plain", "scale", "trim", "zeros")
+    __slots__ = ("decimals", "grouped", "lang", "marks", "plain", "scale", "trim", "zeros")
 
     def __init__(self, lang: str, decimals: int, trim: bool) -> None:
         super().__init__()
         self.lang, self.decimals, self.trim = lang, decimals, trim
-        inline = (lang == "en" or lang == "th") and 0 <= decimals < _PLACES
+        inline = 0 <= decimals < _PLACES
         self.plain = _PLAIN[decimals] if inline else ""
+        self.grouped = _SPEC[decimals] if inline else ""
         self.scale = _SCALE[decimals] if inline else 0.0  # 0.0: t is never positive
         self.zeros = _ZEROS[decimals] if inline and trim and decimals else ""
+        # format_number's localisation; a language it does not know keeps the English marks
+        self.marks = _SEP[lang] if lang in _SEP and lang not in ("en", "th") else None
 
     def make(self, value: float) -> str:
         """The text of a value the memo lacks, now kept (``remember``, inline)."""
         if len(self) >= _MEMO_SIZE:
             self.clear()
         t = value * self.scale
-        if 0.0 < t < 1e9 and value < 999.0 and abs(t % 1.0 - 0.5) > 1e-6:
-            text = self.plain % value  # format_number's fast path, as it would take it
+        if 0.0 < t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:  # format_number's float path
+            text = self.plain % value if value < 999.0 else format(value, self.grouped)
             if self.zeros and text.endswith(self.zeros):
                 text = text[: -self.decimals - 1]
+            if self.marks is not None:
+                group, point = self.marks
+                text = text.replace(",", "\0").replace(".", point).replace("\0", group)
         else:
             text = format_number(value + 0.0, self.decimals, self.lang, self.trim)
         self[value] = text
