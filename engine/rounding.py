@@ -110,10 +110,8 @@ class NumberMemo(dict[float, str]):
         # format_number's localisation; a language it does not know keeps the English marks
         self.marks = _SEP[lang] if lang in _SEP and lang not in ("en", "th") else None
 
-    def make(self, value: float) -> str:
-        """The text of a value the memo lacks, now kept (``remember``, inline)."""
-        if len(self) >= _MEMO_SIZE:
-            self.clear()
+    def text(self, value: float) -> str:
+        """``format_number(value + 0.0, decimals, lang, trim)``, not kept."""
         t = value * self.scale
         if 0.0 < t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:  # format_number's float path
             text = self.plain % value if value < 999.0 else format(value, self.grouped)
@@ -124,28 +122,29 @@ class NumberMemo(dict[float, str]):
                 text = text.replace(",", "\0").replace(".", point).replace("\0", group)
         else:
             text = format_number(value + 0.0, self.decimals, self.lang, self.trim)
-        self[value] = text
         return text
 
-    __missing__ = make
+    def __missing__(self, value: float) -> str:
+        if len(self) >= _MEMO_SIZE:  # remember(), inline
+            self.clear()
+        text = self[value] = self.text(value)
+        return text
 
 
 class GbMemo(dict[float, str]):
-    """``fmt_gb``'s texts (trimmed) for one language, by value: a miss reads the number memo
-    of its decimal count (a GB is often also shown as a plain number), and keeps the text."""
+    """``fmt_gb``'s texts (trimmed) for one language, by value, made on a miss."""
 
     __slots__ = ("lang", "ones", "wholes")
 
     def __init__(self, lang: str) -> None:
         super().__init__()
         self.lang = lang
-        self.ones, self.wholes = number_memo(lang, 1, True), number_memo(lang, 0, True)
+        self.ones, self.wholes = NumberMemo(lang, 1, True), NumberMemo(lang, 0, True)
 
     def __missing__(self, value: float) -> str:
         if len(self) >= _MEMO_SIZE:
             self.clear()
-        memo = self.ones if -100 < value < 100 else self.wholes
-        text = self[value] = memo.get(value) or memo.make(value)
+        text = self[value] = (self.ones if -100 < value < 100 else self.wholes).text(value)
         return text
 
 
@@ -160,8 +159,7 @@ class RoomMemo(GbMemo):
         if 0 < value < 0.05:
             text = self[value] = "<" + fmt_num(0.1, 1, self.lang)
         else:
-            memo = self.ones if -100 < value < 100 else self.wholes
-            text = self[value] = memo.get(value) or memo.make(value)
+            text = self[value] = (self.ones if -100 < value < 100 else self.wholes).text(value)
         return text
 
 
