@@ -17,6 +17,7 @@ _POW10 = tuple(10**i for i in range(20))
 _PLACES = 7  # decimals the float fast path serves (the engine shows 0 to 4)
 _SCALE = tuple(10.0**i for i in range(_PLACES))
 _SPEC = tuple(f",.{i}f" for i in range(_PLACES))
+_PLAIN = tuple(f"%.{i}f" for i in range(_PLACES))  # below 999 there is nothing to group
 _ZEROS = tuple("." + "0" * i for i in range(_PLACES))
 _MEMO_SIZE = 4096  # per (language, decimals, trim): emptied when full, so memory stays bounded
 _MEMO_KEYS = 64  # memos kept at once (the engine uses about 20)
@@ -75,7 +76,9 @@ def format_number(value: float, decimals: int = 0, lang: str = "en", trim: bool 
     if 0 <= decimals < _PLACES:
         t = value * _SCALE[decimals]
         if 0.0 < t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:  # t % 1.0: t's fraction, exactly
-            text = format(value, _SPEC[decimals])
+            # "%.Nf" is format's ".Nf" (the same correctly rounded digits) without the
+            # grouping pass, which a value below 999 (999.0 rounded to 0 decimals) never needs
+            text = _PLAIN[decimals] % value if value < 999.0 else format(value, _SPEC[decimals])
             if trim and decimals and text.endswith(_ZEROS[decimals]):
                 text = text[: -decimals - 1]
     if text is None:
@@ -86,10 +89,84 @@ def format_number(value: float, decimals: int = 0, lang: str = "en", trim: bool 
     return text.replace(",", "\0").replace(".", point).replace("\0", group)
 
 
-_MEMOS: dict[tuple[str, int, bool], dict[float, str]] = {}
+class NumberMemo(dict[float, str]):
+    """``format_number``'s texts for one language, decimal count and ``trim``, by value: a
+    subscript is one C-level dict read on a repeat; a miss makes the text and keeps it.
+
+    A miss takes ``format_number``'s float path inline (what nearly every value takes), with
+    the specs, the scale, the zero fraction and the language's marks chosen once per memo.
+    """
+
+    __slots__ = ("decimals", "grouped", "lang", "marks", "plain", "scale", "trim", "zeros")
+
+    def __init__(self, lang: str, decimals: int, trim: bool) -> None:
+        super().__init__()
+        self.lang, self.decimals, self.trim = lang, decimals, trim
+        inline = 0 <= decimals < _PLACES
+        self.plain = _PLAIN[decimals] if inline else ""
+        self.grouped = _SPEC[decimals] if inline else ""
+        self.scale = _SCALE[decimals] if inline else 0.0  # 0.0: t is never positive
+        self.zeros = _ZEROS[decimals] if inline and trim and decimals else ""
+        # format_number's localisation; a language it does not know keeps the English marks
+        self.marks = _SEP[lang] if lang in _SEP and lang not in ("en", "th") else None
+
+    def text(self, value: float) -> str:
+        """``format_number(value + 0.0, decimals, lang, trim)``, not kept."""
+        t = value * self.scale
+        if 0.0 < t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:  # format_number's float path
+            text = self.plain % value if value < 999.0 else format(value, self.grouped)
+            if self.zeros and text.endswith(self.zeros):
+                text = text[: -self.decimals - 1]
+            if self.marks is not None:
+                group, point = self.marks
+                text = text.replace(",", "\0").replace(".", point).replace("\0", group)
+        else:
+            text = format_number(value + 0.0, self.decimals, self.lang, self.trim)
+        return text
+
+    def __missing__(self, value: float) -> str:
+        if len(self) >= _MEMO_SIZE:  # remember(), inline
+            self.clear()
+        text = self[value] = self.text(value)
+        return text
 
 
-def number_memo(lang: str, decimals: int, trim: bool) -> dict[float, str]:
+class GbMemo(dict[float, str]):
+    """``fmt_gb``'s texts (trimmed) for one language, by value, made on a miss."""
+
+    __slots__ = ("lang", "ones", "wholes")
+
+    def __init__(self, lang: str) -> None:
+        super().__init__()
+        self.lang = lang
+        self.ones, self.wholes = NumberMemo(lang, 1, True), NumberMemo(lang, 0, True)
+
+    def __missing__(self, value: float) -> str:
+        if len(self) >= _MEMO_SIZE:
+            self.clear()
+        text = self[value] = (self.ones if -100 < value < 100 else self.wholes).text(value)
+        return text
+
+
+class RoomMemo(GbMemo):
+    """GB to spare: as ``GbMemo``, but a real, tiny margin reads "<0.1", never "0"."""
+
+    __slots__ = ()
+
+    def __missing__(self, value: float) -> str:
+        if len(self) >= _MEMO_SIZE:
+            self.clear()
+        if 0 < value < 0.05:
+            text = self[value] = "<" + fmt_num(0.1, 1, self.lang)
+        else:
+            text = self[value] = (self.ones if -100 < value < 100 else self.wholes).text(value)
+        return text
+
+
+_MEMOS: dict[tuple[str, int, bool], NumberMemo] = {}
+
+
+def number_memo(lang: str, decimals: int, trim: bool) -> NumberMemo:
     """The texts already made for this language, decimal count and ``trim``, by value.
 
     A pure function's results (the key holds every input but the value): sizes, prices and
@@ -101,7 +178,7 @@ def number_memo(lang: str, decimals: int, trim: bool) -> dict[float, str]:
     if memo is None:
         if len(_MEMOS) >= _MEMO_KEYS:  # odd languages or decimal counts: start over
             _MEMOS.clear()
-        memo = _MEMOS[key] = {}
+        memo = _MEMOS[key] = NumberMemo(lang, decimals, trim)
     return memo
 
 
@@ -118,8 +195,7 @@ def fmt_num(value: float, decimals: int = 0, lang: str = "en", trim: bool = Fals
 
     Memoised: prices, capacities and shapes repeat across answers.
     """
-    memo = number_memo(lang, decimals, trim)
-    return memo.get(value) or remember(memo, value, decimals, lang, trim)
+    return number_memo(lang, decimals, trim)[value]
 
 
 def fmt_gb(value: float, lang: str = "en") -> str:
@@ -134,16 +210,29 @@ def fmt_usd(value: float, lang: str = "en") -> str:
     return "$" + fmt_num(value, 0, lang)
 
 
-_USD_MEMOS: dict[str, dict[float, str]] = {}
+class UsdMemo(dict[float, str]):
+    """``fmt_usd``'s texts for one language, by value, made on a miss."""
+
+    __slots__ = ("lang",)
+
+    def __init__(self, lang: str) -> None:
+        super().__init__()
+        self.lang = lang
+
+    def __missing__(self, value: float) -> str:
+        return remember_usd(self, value, self.lang)
 
 
-def usd_memo(lang: str) -> dict[float, str]:
+_USD_MEMOS: dict[str, UsdMemo] = {}
+
+
+def usd_memo(lang: str) -> UsdMemo:
     """``fmt_usd``'s texts already made in this language, by value (as ``number_memo``)."""
     memo = _USD_MEMOS.get(lang)
     if memo is None:
         if len(_USD_MEMOS) >= _MEMO_KEYS:
             _USD_MEMOS.clear()
-        memo = _USD_MEMOS[lang] = {}
+        memo = _USD_MEMOS[lang] = UsdMemo(lang)
     return memo
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.answer_types import Answer, BudgetOption, Section
+from engine.answer_types import Answer, BudgetOption
 from engine.text.formulas import math_lines
 from engine.text.labels import (
     alternatives_section,
@@ -17,7 +17,7 @@ from engine.text.labels import (
     pick_line,
     request_label,
 )
-from engine.text.voice import Voice
+from engine.text.voice import Voice, section
 
 
 def describe(v: Voice, a: Answer) -> Answer:
@@ -36,40 +36,36 @@ def describe(v: Voice, a: Answer) -> Answer:
 def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
     req = a.request
     assert req is not None and a.memory_gb is not None
-    total = a.memory_gb["total"]
-    sections = [Section.model_construct(title=v.t("section.memory"), lines=memory_lines(v, a))]
-    headline = v.t("headline.sizing", request=request_label(v, req), total=v.gb(total))
+    fill, const, num = v.fill, v.const, v.num
+    sections = [section(const["section.memory"], memory_lines(v, a))]
+    total = v.gbs[a.memory_gb["total"]]
+    headline = fill["headline.sizing:request,total"]((request_label(v, req), total))
     card_lines: list[str] = []
-    if a.recommendation is not None:
-        card_lines.append(pick_line(v, a.recommendation))
-        p = a.recommendation
+    p = a.recommendation
+    if p is not None:
+        card_lines.append(pick_line(v, p))
         if p.decode_tok_s:
+            tok = num(p.decode_tok_s)
             if p.count == 1 and a.decode_kv_tok_s:
-                tok, kv = v.num(p.decode_tok_s), v.num(a.decode_kv_tok_s)
-                card_lines.append(v.t("decode.line_kv", tok=tok, kv=kv))
+                line = fill["decode.line_kv:tok,kv"]((tok, num(a.decode_kv_tok_s)))
             elif p.count == 1:
-                card_lines.append(v.t("decode.line", tok=v.num(p.decode_tok_s)))
+                line = fill["decode.line:tok"]((tok,))
             elif v.cat.precision_by_name[req.precision].gguf:  # llama.cpp: split by layers
-                card_lines.append(
-                    v.t("decode.line_layers", tok=v.num(p.decode_tok_s), count=p.count)
-                )
+                line = fill["decode.line_layers:tok,count"]((tok, p.count))
             else:
                 c = v.cat.card_by_name[p.card]
-                card_lines.append(
-                    v.t(
-                        "decode.line_set",
-                        tok=v.num(p.decode_tok_s),
-                        count=p.count,
-                        link=v.link(c.interconnect),
-                        gbps=v.num(c.link_gbps or 0),
-                    )
+                line = fill["decode.line_set:tok,count,link,gbps"](
+                    (tok, p.count, v.link(c.interconnect), num(c.link_gbps or 0))
                 )
             if a.decode_kv_tok_s and p.count > 1:  # the lower ceiling on the same line
-                card_lines[-1] += " · " + v.t("decode.kv_line", tok=v.num(a.decode_kv_tok_s))
+                line += " · " + fill["decode.kv_line:tok"]((num(a.decode_kv_tok_s),))
+            card_lines.append(line)
     elif a.cluster_nodes:
-        card_lines.append(v.t("pick.cluster", nodes=a.cluster_nodes, card=v.cat.fleet.cluster.card))
-    sections.append(Section.model_construct(title=v.t("section.card"), lines=card_lines))
-    sections.extend(alternatives_section(v, a.alternatives))
+        cluster = v.cat.fleet.cluster.card
+        card_lines.append(fill["pick.cluster:nodes,card"]((a.cluster_nodes, cluster)))
+    sections.append(section(const["section.card"], card_lines))
+    if a.alternatives:
+        sections.extend(alternatives_section(v, a.alternatives))
     return {"headline": headline, "sections": sections, "math": math_lines(v, a)}
 
 
@@ -78,9 +74,9 @@ def _card_blocks(v: Voice, a: Answer) -> dict[str, Any]:
     assert c is not None
     return {
         "headline": v.t(
-            "headline.card", card=c.name, vram=v.gb(c.vram_gb), price=v.usd(c.monthly_usd)
+            "headline.card", card=c.name, vram=v.gbs[c.vram_gb], price=v.usds[c.monthly_usd]
         ),
-        "sections": [Section.model_construct(title="", lines=card_lines(v, c))],
+        "sections": [section("", card_lines(v, c))],
     }
 
 
@@ -89,12 +85,12 @@ def _cards_blocks(v: Voice, a: Answer) -> dict[str, Any]:
         v.t(
             "cards.row",
             card=c.name,
-            vram=v.gb(c.vram_gb),
-            bw=v.num(c.bandwidth_gbps),
-            price=v.usd(c.monthly_usd),
-            per_gb=v.usd(c.usd_per_gb_month),
-            per_usd=v.num(c.gbps_per_usd_month, 2),
-            hour=v.usd(c.usd_per_gpu_hour),
+            vram=v.gbs[c.vram_gb],
+            bw=v.nums[0][c.bandwidth_gbps],
+            price=v.usds[c.monthly_usd],
+            per_gb=v.usds[c.usd_per_gb_month],
+            per_usd=v.nums[2][c.gbps_per_usd_month],
+            hour=v.usds[c.usd_per_gpu_hour],
             fp8="FP8" if c.fp8 else "—",
         )
         for c in a.cards
@@ -102,8 +98,8 @@ def _cards_blocks(v: Voice, a: Answer) -> dict[str, Any]:
     return {
         "headline": v.t("headline.cards", n=len(a.cards)),
         "sections": [
-            Section.model_construct(title=v.t("cards.header"), lines=lines),
-            Section.model_construct(title="", lines=[min_term(v)]),
+            section(v.t("cards.header"), lines),
+            section("", [min_term(v)]),
         ],
     }
 
@@ -112,16 +108,16 @@ def _budget_blocks(v: Voice, a: Answer) -> dict[str, Any]:
     if a.kind == "capacity":
         lines = [capacity_row(v, o) for o in a.budget]
         if not lines:
-            lines = [v.t("capacity.none", vram=v.gb(a.fit.vram_gb or 0) if a.fit else "?")]
+            lines = [v.t("capacity.none", vram=v.gbs[a.fit.vram_gb or 0] if a.fit else "?")]
     else:
         lines = [
             v.t(
                 "budget.row",
                 model=o.model,
                 prec=o.precision.upper(),
-                need=v.gb(o.need_gb),
+                need=v.gbs[o.need_gb],
                 card=o.card if o.count == 1 else f"{o.count}× {o.card}",
-                price=v.usd(o.monthly_usd),
+                price=v.usds[o.monthly_usd],
             )
             for o in a.budget
         ]
@@ -129,28 +125,28 @@ def _budget_blocks(v: Voice, a: Answer) -> dict[str, Any]:
         lines = [v.t("budget.none")]
     if a.kind == "capacity" and a.fit is not None:
         key = "headline.capacity_vram" if a.fit.card.endswith(" GB") else "headline.capacity"
-        headline = v.t(key, card=a.fit.card, vram=v.gb(a.fit.vram_gb or 0))
+        headline = v.t(key, card=a.fit.card, vram=v.gbs[a.fit.vram_gb or 0])
     else:
-        headline = v.t("headline.budget", budget=v.usd(a.budget_usd or 0))
+        headline = v.t("headline.budget", budget=v.usds[a.budget_usd or 0])
     return {
         "headline": headline,
-        "sections": [Section.model_construct(title="", lines=lines)],
+        "sections": [section("", lines)],
     }
 
 
 def capacity_row(v: Voice, o: BudgetOption) -> str:
     """One model on the asked hardware: its own speed and price, or the rental that does it."""
-    params = {"model": o.model, "prec": o.precision.upper(), "need": v.gb(o.need_gb)}
+    params = {"model": o.model, "prec": o.precision.upper(), "need": v.gbs[o.need_gb]}
     if o.offered:
         key = "capacity.row"
-        params.update(card=o.card, price=v.usd(o.monthly_usd), tok=v.num(o.decode_tok_s or 0))
+        params.update(card=o.card, price=v.usds[o.monthly_usd], tok=v.nums[0][o.decode_tok_s or 0])
     else:
         rent = o.rent_card or "?"
         if (o.rent_count or 1) > 1:
             rent = f"{o.rent_count}× {rent}"
         key = "capacity.row_owned" if o.decode_tok_s else "capacity.row_plain"
         params.update(
-            card=o.card, rent=rent, price=v.usd(o.monthly_usd), tok=v.num(o.decode_tok_s or 0)
+            card=o.card, rent=rent, price=v.usds[o.monthly_usd], tok=v.nums[0][o.decode_tok_s or 0]
         )
     return v.t(key, **params)
 
@@ -160,4 +156,4 @@ def min_term(v: Voice) -> str:
     prov = v.cat.fleet.provider
     cheapest = min(v.cat.cards, key=lambda c: c.monthly_usd)
     week = cheapest.monthly_usd * prov.min_term_days * 24 / prov.hours_per_month
-    return v.t("card.min_term", days=prov.min_term_days, week=v.usd(week))
+    return v.t("card.min_term", days=prov.min_term_days, week=v.usds[week])

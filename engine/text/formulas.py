@@ -24,135 +24,101 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
     req = a.request
     assert req is not None and req.model is not None and a.memory_gb is not None
     m = req.model
-    t, num, usd = v.t, v.num, v.usd  # bound once: about 30 calls per answer
+    fill, usd = v.fill, v.usds  # bound once: about 30 calls per answer
+    n0, n1, n2, n4 = v.nums[0], v.nums[1], v.nums[2], v.nums[4]
     mem = a.memory_gb
+    params = n2[m.params_b]
+    total = n2[mem["total"]]
     lines: list[str] = []
     if req.task == "inference":
-        prec = v.cat.precision_by_name[req.precision]
-        kvb = v.cat.kv_by_name[req.kv_dtype].bytes
+        cat = v.cat
+        prec = (
+            req.precision.upper()
+            if req.weight_parts is None
+            else native.parts_label(cat, v.lang, req.weight_parts)
+        )
+        weights = mem["weights"]
         lines.append(
-            t(
-                "math.weights",
-                params=num(m.params_b, 2),
-                bpp=num(mem["weights"] / m.params_b, 4),
-                prec=(
-                    req.precision.upper()
-                    if req.weight_parts is None
-                    else native.parts_label(v.cat, v.lang, req.weight_parts)
-                ),
-                gb=num(mem["weights"], 2),
+            fill["math.weights:params,bpp,prec,gb"](
+                (params, n4[weights / m.params_b], prec, n2[weights])
             )
         )
+        kvb = n0[cat.kv_by_name[req.kv_dtype].bytes]
+        ctx, kv = n0[req.context_tokens], n2[mem["kv_cache"]]
         if m.mla is not None:
+            mla = m.mla
             lines.append(
-                t(
-                    "math.kv_mla",
-                    layers=m.layers,
-                    rank=m.mla.kv_lora_rank,
-                    rope=m.mla.qk_rope_head_dim,
-                    bytes=num(kvb),
-                    ctx=num(req.context_tokens),
-                    batch=req.batch,
-                    gb=num(mem["kv_cache"], 2),
+                fill["math.kv_mla:layers,rank,rope,bytes,ctx,batch,gb"](
+                    (m.layers, mla.kv_lora_rank, mla.qk_rope_head_dim, kvb, ctx, req.batch, kv)
                 )
             )
         else:
             lines.append(
-                t(
-                    "math.kv",
-                    two=KV_K_AND_V,
-                    layers=m.layers,
-                    kv_heads=m.kv_heads,
-                    head_dim=m.head_dim,
-                    bytes=num(kvb),
-                    ctx=num(req.context_tokens),
-                    batch=req.batch,
-                    gb=num(mem["kv_cache"], 2),
+                fill["math.kv:two,layers,kv_heads,head_dim,bytes,ctx,batch,gb"](
+                    (KV_K_AND_V, m.layers, m.kv_heads, m.head_dim, kvb, ctx, req.batch, kv)
                 )
             )
             if m.sliding_layers and m.sliding_window:
-                lines.append(
-                    t(
-                        "math.kv_window",
-                        layers=m.sliding_layers,
-                        window=num(m.sliding_window),
-                    )
-                )
-        if a.kv_bytes_per_token is not None:
-            lines.append(
-                t(
-                    "math.kv_per_token",
-                    bytes=num(a.kv_bytes_per_token),
-                    mb=num(a.kv_bytes_per_token / 1e6, 2),
-                )
-            )
-        lines.append(t("math.overhead", gb=num(mem["overhead"])))
-        lines.append(t("math.total", gb=num(mem["total"], 2)))
+                window = n0[m.sliding_window]
+                lines.append(fill["math.kv_window:layers,window"]((m.sliding_layers, window)))
+        per_token = a.kv_bytes_per_token
+        if per_token is not None:
+            mb = n2[per_token / 1e6]
+            lines.append(fill["math.kv_per_token:bytes,mb"]((n0[per_token], mb)))
+        lines.append(fill["math.overhead:gb"]((n0[mem["overhead"]],)))
+        lines.append(fill["math.total:gb"]((total,)))
         if a.quick_rule_gb is not None:
+            bpp = n4[cat.precision_by_name[req.precision].bytes_per_param]
             lines.append(
-                t(
-                    "math.quick_rule",
-                    params=num(m.params_b, 2),
-                    bpp=num(prec.bytes_per_param, 4),
-                    margin=num(QUICK_RULE_MARGIN, 1),
-                    gb=num(a.quick_rule_gb, 2),
+                fill["math.quick_rule:params,bpp,margin,gb"](
+                    (params, bpp, n1[QUICK_RULE_MARGIN], n2[a.quick_rule_gb])
                 )
             )
     elif req.task == "full":
         lines.append(
-            t(
-                "math.full",
-                params=num(m.params_b, 2),
-                bytes=num(full_ft_bytes_per_param()),
-                share=num(FULL_FT_ACTIVATION_SHARE * 100),
-                gb=num(mem["total"], 2),
+            fill["math.full:params,bytes,share,gb"](
+                (params, n0[full_ft_bytes_per_param()], n0[FULL_FT_ACTIVATION_SHARE * 100], total)
             )
         )
     else:
         lines.append(
-            t(
-                "math.lora",
-                params=num(m.params_b, 2),
-                base=num(LORA_BASE_BYTES[req.task], 1),
-                frac=num(ADAPTER_FRACTION * 100, 1),
-                abytes=num(ADAPTER_BYTES),
-                act=num(mem["activations"], 2),
-                layers=m.layers,
-                gb=num(mem["total"], 2),
+            fill["math.lora:params,base,frac,abytes,act,layers,gb"](
+                (
+                    params,
+                    n1[LORA_BASE_BYTES[req.task]],
+                    n1[ADAPTER_FRACTION * 100],
+                    n0[ADAPTER_BYTES],
+                    n2[mem["activations"]],
+                    m.layers,
+                    total,
+                )
             )
         )
     p = a.recommendation
     if p is not None:
         card = v.cat.card_by_name[p.card]
         lines.append(
-            t(
-                "math.price",
-                count=p.count,
-                monthly=usd(card.monthly_usd),
-                pct=num(p.discount_pct),
-                price=num(p.monthly_usd, 2),
+            fill["math.price:count,monthly,pct,price"](
+                (p.count, usd[card.monthly_usd], n0[p.discount_pct], n2[p.monthly_usd])
             )
         )
         if p.decode_tok_s and req.task == "inference":
             lines.append(
-                t(
-                    "math.decode",
-                    bw=num(card.bandwidth_gbps * p.count),
-                    gb=num(native.read_per_token_gb(v.cat, req), 2),
-                    tok=num(p.decode_tok_s, 1),
+                fill["math.decode:bw,gb,tok"](
+                    (
+                        n0[card.bandwidth_gbps * p.count],
+                        n2[native.read_per_token_gb(v.cat, req)],
+                        n1[p.decode_tok_s],
+                    )
                 )
             )
-    shape = m.shape_source or "?"
-    key = "math.shape_assumed" if m.assumed else "math.shape_source"
-    lines.append(
-        t(
-            key,
-            layers=m.layers,
-            heads=m.attention_heads,
-            kv_heads=m.kv_heads,
-            head_dim=m.head_dim,
-            source=shape,
-        )
+    spec = (
+        "math.shape_assumed:layers,heads,kv_heads,head_dim,source"
+        if m.assumed
+        else "math.shape_source:layers,heads,kv_heads,head_dim,source"
     )
-    lines.append(t("math.units", gb=num(GB)))
+    lines.append(
+        fill[spec]((m.layers, m.attention_heads, m.kv_heads, m.head_dim, m.shape_source or "?"))
+    )
+    lines.append(fill["math.units:gb"]((n0[GB],)))
     return lines

@@ -8,50 +8,49 @@ from engine.answer_types import Answer, Fit, Pick, Request, Section
 from engine.catalog import Catalog
 from engine.catalog_cache import per_catalog
 from engine.lazyre import lazy
-from engine.text.voice import Voice, ctx_label, message_tables, percent_template
+from engine.text.voice import Voice, ctx_label, message_tables, percent_template, section
 
 
 def model_label(v: Voice, req: Request) -> str:
     assert req.model is not None
     if req.model.name:
         return req.model.name
-    return v.t("label.bare_size", size=v.num(req.model.params_b, 1))
+    return v.fill["label.bare_size:size"]((v.nums[1][req.model.params_b],))
 
 
 def request_label(v: Voice, req: Request) -> str:
-    parts = [model_label(v, req)]
+    fill = v.fill
+    name = model_label(v, req)
+    ctx = ctx_label(req.context_tokens)
     if req.task == "inference":
-        parts.append(req.precision.upper())
-        parts.append(v.t("label.context", ctx=ctx_label(req.context_tokens)))
+        text = f"{name} · {req.precision.upper()} · {fill['label.context:ctx']((ctx,))}"
         if req.batch > 1:
-            parts.append(v.t("label.batch", batch=req.batch))
+            text += " · " + fill["label.batch:batch"]((req.batch,))
         if req.kv_dtype != "fp16":
-            parts.append(v.t("label.kv", kv=req.kv_dtype.upper()))
-    else:
-        parts.append(v.t(f"task.{req.task}"))
-        parts.append(v.t("label.seq", seq=ctx_label(req.context_tokens)))
-        if req.batch > 1:
-            parts.append(v.t("label.batch", batch=req.batch))
-    return " · ".join(parts)
+            text += " · " + fill["label.kv:kv"]((req.kv_dtype.upper(),))
+        return text
+    text = f"{name} · {v.const['task.' + req.task]} · {fill['label.seq:seq']((ctx,))}"
+    if req.batch > 1:
+        text += " · " + fill["label.batch:batch"]((req.batch,))
+    return text
 
 
 def pick_line(v: Voice, p: Pick) -> str:
-    vram = v.cat.card_by_name[p.card].vram_gb * p.count
-    key = "pick.single" if p.count == 1 else "pick.set"
-    text = v.t(
-        key,
-        count=p.count,
-        card=p.card,
-        vram=v.gb(vram),
-        price=v.usd(p.monthly_usd),
-        headroom=v.room(p.headroom_gb),
+    fill, usd = v.fill, v.usds
+    vram = v.gbs[v.cat.card_by_name[p.card].vram_gb * p.count]
+    spec = (
+        "pick.single:count,card,vram,price,headroom"
+        if p.count == 1
+        else "pick.set:count,card,vram,price,headroom"
     )
+    text = fill[spec]((p.count, p.card, vram, usd[p.monthly_usd], v.rooms[p.headroom_gb]))
     if p.discount_pct:
-        text += " " + v.t("pick.discount", pct=v.num(p.discount_pct), list=v.usd(p.list_usd or 0))
+        pct = v.nums[0][p.discount_pct]
+        text += " " + fill["pick.discount:pct,list"]((pct, usd[p.list_usd or 0]))
     if p.hourly_usd is not None:
-        text += " " + v.t("pick.hourly", price=v.usd(p.hourly_usd))
+        text += " " + fill["pick.hourly:price"]((usd[p.hourly_usd],))
     if p.tight:
-        text += " " + v.t("pick.tight")
+        text += " " + v.const["pick.tight"]
     return text
 
 
@@ -60,14 +59,20 @@ def alternatives_section(v: Voice, picks: list[Pick]) -> list[Section]:
     if not picks:
         return []
     lines = [alt_line(v, p) for p in picks]
-    return [Section.model_construct(title=v.t("section.alternatives"), lines=lines)]
+    return [section(v.const["section.alternatives"], lines)]
+
+
+_ALTS = {  # each reason's spec, written once
+    k: f"alt.{k}:precision" for k in ("cuda", "faster", "roomier", "cheaper_set", "lower_precision")
+}
 
 
 def alt_line(v: Voice, p: Pick) -> str:
     base = pick_line(v, p)
-    reason = v.t(f"alt.{p.reason}", precision=(p.precision or "").upper())
+    spec = _ALTS.get(p.reason or "") or f"alt.{p.reason}:precision"
+    reason = v.fill[spec](((p.precision or "").upper(),))
     if p.decode_tok_s:
-        reason += " " + v.t("alt.decode", tok=v.num(p.decode_tok_s))
+        return f"{base}: {reason} {v.fill['alt.decode:tok']((v.nums[0][p.decode_tok_s],))}"
     return f"{base}: {reason}"
 
 
@@ -103,45 +108,77 @@ def memory_line(v: Voice, part: str, gb: float, rows: dict[str, str] | None = No
     """One part of the memory: its name and GB."""
     row = (memory_rows(v.cat)[v.table_lang] if rows is None else rows).get(part)
     if row is None:
-        return v.t("mem.line", part=v.t(f"mem.{part}"), gb=v.gb(gb))
-    return row % {"gb": v.gb(gb)}
+        return v.t("mem.line", part=v.t(f"mem.{part}"), gb=v.gbs[gb])
+    return row % {"gb": v.gbs[gb]}
+
+
+@per_catalog
+def memory_fills(cat: Catalog) -> dict[str, dict[str, str]]:
+    """Per message table, each part's "mem.line" with its name already written in, as a
+    ``%``-template of the GB text alone (``memory_rows``' row, one ``%s``)."""
+    out: dict[str, dict[str, str]] = {}
+    for lang, rows in memory_rows(cat).items():
+        out[lang] = {}
+        for k, row in rows.items():
+            if len(_FIELD.findall(row)) == 1:  # the "gb" field, once
+                out[lang][k] = _FIELD.sub(lambda m: m.group(0)[: -len("(gb)s")] + "s", row)
+    return out
 
 
 def memory_lines(v: Voice, a: Answer) -> list[str]:
     mem = a.memory_gb or {}
-    rows = memory_rows(v.cat)[v.table_lang]
-    lines = [memory_line(v, k, mem[k], rows) for k in _MEMORY_PARTS if k in mem]
-    lines.append(v.t("mem.total", gb=v.gb(mem.get("total", 0))))
+    rows, gb, fill = memory_fills(v.cat)[v.table_lang], v.gbs, v.fill
+    lines = [
+        rows[k] % gb[mem[k]] if k in rows else memory_line(v, k, mem[k])
+        for k in _MEMORY_PARTS
+        if k in mem
+    ]
+    lines.append(fill["mem.total:gb"]((gb[mem.get("total", 0)],)))
     if a.quick_rule_gb is not None:
-        lines.append(v.t("mem.quick_rule", gb=v.gb(a.quick_rule_gb)))
+        lines.append(fill["mem.quick_rule:gb"]((gb[a.quick_rule_gb],)))
     return lines
 
 
 def fit_line(v: Voice, f: Fit) -> str:
-    key = ("fit.yes_tight" if f.tight else "fit.yes") if f.fits else "fit.no"
-    if not f.fits and f.headroom_gb >= 0:  # room enough, but the weights cannot run there
-        key = "fit.no_fp8"
-    elif f.card not in v.cat.card_by_name:  # a plain amount ("64 GB"): no "64 GB has 64 GB"
-        key += "_amount"
-    return v.t(
-        key,
-        card=f.card if f.count == 1 else f"{f.count}× {f.card}",
-        headroom=v.room(f.headroom_gb) if f.fits else v.gb(-f.headroom_gb),
-        cap=v.gb(f.vram_gb or 0),
+    amount = f.card not in v.cat.card_by_name  # a plain amount ("64 GB"): no "64 GB has 64 GB"
+    if f.fits:
+        spec = _FIT_SPECS[f.tight, amount]
+    elif f.headroom_gb >= 0:  # room enough, but the weights cannot run there
+        spec = "fit.no_fp8:card,cap,headroom"
+    else:
+        spec = "fit.no_amount:card,cap,headroom" if amount else "fit.no:card,cap,headroom"
+    return v.fill[spec](
+        (
+            f.card if f.count == 1 else f"{f.count}× {f.card}",
+            v.gbs[f.vram_gb or 0],
+            v.rooms[f.headroom_gb] if f.fits else v.gbs[-f.headroom_gb],
+        )
     )
+
+
+_FIT_SPECS = {  # fits: (tight, a plain amount) -> spec
+    (False, False): "fit.yes:card,cap,headroom",
+    (False, True): "fit.yes_amount:card,cap,headroom",
+    (True, False): "fit.yes_tight:card,cap,headroom",
+    (True, True): "fit.yes_tight_amount:card,cap,headroom",
+}
 
 
 def card_lines(v: Voice, c: Any) -> list[str]:
     prov = v.cat.fleet.provider
     week = c.monthly_usd * prov.min_term_days * 24 / prov.hours_per_month
     return [
-        v.t("card.memory", vram=v.gb(c.vram_gb), type=c.memory_type, bw=v.num(c.bandwidth_gbps)),
-        v.t("card.price", price=v.usd(c.monthly_usd), hour=v.usd(c.usd_per_gpu_hour)),
-        v.t("card.min_term", week=v.usd(week), days=prov.min_term_days),
-        v.t("card.econ", per_gb=v.usd(c.usd_per_gb_month), per_usd=v.num(c.gbps_per_usd_month, 2)),
+        v.t(
+            "card.memory", vram=v.gbs[c.vram_gb], type=c.memory_type, bw=v.nums[0][c.bandwidth_gbps]
+        ),
+        v.t("card.price", price=v.usds[c.monthly_usd], hour=v.usds[c.usd_per_gpu_hour]),
+        v.t("card.min_term", week=v.usds[week], days=prov.min_term_days),
+        v.t(
+            "card.econ", per_gb=v.usds[c.usd_per_gb_month], per_usd=v.nums[2][c.gbps_per_usd_month]
+        ),
         v.t("card.fp8_yes" if c.fp8 else "card.fp8_no"),
         v.t("card.platform", platform=c.platform, arch=c.arch),
         v.t("card.sets", sizes=", ".join(str(n) for n in c.set_sizes) or "1", min=c.min_count),
-        v.t("card.link", link=v.link(c.interconnect), gbps=v.num(c.link_gbps or 0)),
+        v.t("card.link", link=v.link(c.interconnect), gbps=v.nums[0][c.link_gbps or 0]),
         v.t("card.regions", regions=", ".join(c.regions)),
     ]

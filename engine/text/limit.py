@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.answer_types import Answer, Limit, LimitOption, Request, Section
+from engine.answer_types import Answer, Limit, LimitOption, Request
 from engine.sizing import GB
 from engine.text.labels import memory_line, model_label
-from engine.text.voice import Voice, ctx_label
+from engine.text.voice import Voice, ctx_label, section
 
 
 def _card(lim: Limit) -> str:
@@ -35,9 +35,9 @@ def headline(v: Voice, req: Request, lim: Limit, asked: str | None, users_kv8: i
     if mb or mctx:
         if asked == "batch" and mb:
             key = "headline.limit_users" if mb > 1 else "headline.limit_user_one"
-            text = v.t(key, users=v.num(mb), **params)
+            text = v.t(key, users=v.nums[0][mb], **params)
             if users_kv8 and users_kv8 > mb:
-                text += v.t("headline.limit_kv8", users_kv8=v.num(users_kv8))
+                text += v.t("headline.limit_kv8", users_kv8=v.nums[0][users_kv8])
             return text
         if asked == "context":
             key = "headline.limit_ctx_max" if _capped(req, mctx) else "headline.limit_ctx"
@@ -65,9 +65,9 @@ def headline(v: Voice, req: Request, lim: Limit, asked: str | None, users_kv8: i
     return v.t(
         "headline.limit_other",
         best=best.precision.upper(),
-        users=v.num(best.max_batch),
+        users=v.nums[0][best.max_batch],
         most=most.precision.upper(),
-        most_users=v.num(most.max_batch),
+        most_users=v.nums[0][most.max_batch],
         **params,
     )
 
@@ -76,8 +76,8 @@ def _option_line(v: Voice, o: LimitOption, req: Request) -> str:
     return v.t(
         "limit.option",
         prec=o.precision.upper(),
-        users=v.num(o.max_batch),
-        users_kv8=v.num(o.max_batch_kv_fp8),
+        users=v.nums[0][o.max_batch],
+        users_kv8=v.nums[0][o.max_batch_kv_fp8],
         at=ctx_label(req.context_tokens),
         ctx=ctx_label(o.max_context_tokens),
     )
@@ -93,21 +93,21 @@ def describe_limit(
         lines = [
             v.t(
                 "limit.context",
-                tokens=v.num(mctx),
+                tokens=v.nums[0][mctx],
                 label=f"{mctx / 1024:.0f}k",
                 batch=req.batch,
             ),
-            v.t("limit.batch", batch=v.num(mb), ctx=ctx_label(req.context_tokens)),
+            v.t("limit.batch", batch=v.nums[0][mb], ctx=ctx_label(req.context_tokens)),
         ]
     else:  # nothing at the asked precision: say so once, then what does fit
         lines = [v.t("limit.no_fit", prec=req.precision.upper(), card=_card(lim))]
     lines += [_option_line(v, o, req) for o in lim.options]
     mem = a.memory_gb
     sections = [
-        Section.model_construct(title=v.t("section.limit"), lines=lines),
-        Section.model_construct(
-            title=v.t("section.memory"),
-            lines=[
+        section(v.t("section.limit"), lines),
+        section(
+            v.t("section.memory"),
+            [
                 memory_line(v, "weights", mem["weights"]),
                 memory_line(v, "overhead", mem["overhead"]),
             ],
@@ -117,8 +117,8 @@ def describe_limit(
     mathl = [
         v.t(
             "math.limit",
-            bytes=v.num(per_token),
-            free=v.num(max(0.0, mctx * per_token * req.batch / GB), 2),
+            bytes=v.nums[0][per_token],
+            free=v.nums[2][max(0.0, mctx * per_token * req.batch / GB)],
         )
     ]
     text = headline(v, req, lim, asked, users_kv8)

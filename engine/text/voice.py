@@ -4,14 +4,16 @@ numbers rounded half up, only here, at the end.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from itertools import pairwise
 from string import Formatter
 from typing import Any
 
-from engine.answer_types import Answer
+from engine.answer_types import Answer, Section
 from engine.catalog import Catalog
 from engine.catalog_cache import per_catalog
 from engine.i18n import _Params, t
-from engine.rounding import fmt_num, number_memo, remember, remember_usd, usd_memo
+from engine.rounding import GbMemo, NumberMemo, RoomMemo, UsdMemo, fmt_num, number_memo, usd_memo
 
 _FORMATTER = Formatter()
 
@@ -64,40 +66,157 @@ def percent_tables(cat: Catalog) -> dict[str, dict[str, str]]:
     return out
 
 
+def positional_template(text: str, names: list[str]) -> tuple[list[str], tuple[int, ...]] | None:
+    """``text`` as the literals between its fields (``%``-escaped) and the index in ``names``
+    of each field's value: ``"%s".join(literals) % tuple(values[i] for i in order)`` gives
+    what ``text.format_map(dict(zip(names, values)))`` gives (``%s`` and ``format(v, "")``
+    agree for the str, int and float values the builders pass). None when a field is not
+    among ``names`` (it stays as written), has a spec or a conversion, or the text does not
+    parse: those keep ``Voice.t``'s path."""
+    if "{" not in text:  # never formatted (engine.i18n.t): a lone "}" stays as written
+        return [text.replace("%", "%%")], ()
+    literals = [""]
+    order: list[int] = []
+    try:
+        for literal, name, spec, conversion in _FORMATTER.parse(text):
+            literals[-1] += literal.replace("%", "%%")
+            if name is None:
+                continue
+            if spec or conversion or name not in names:
+                return None
+            literals.append("")
+            order.append(names.index(name))
+    except ValueError:
+        return None
+    return literals, tuple(order)
+
+
+def in_order(literals: list[str], order: tuple[int, ...], count: int) -> str | None:
+    """The template taking all ``count`` values as given, when its fields take them in
+    order: a value it leaves out is read by a ``%.0s`` (which writes nothing)."""
+    if any(b <= a for a, b in pairwise(order)):
+        return None  # another order, or a value twice
+    out, nxt = [literals[0]], 0
+    for i, literal in zip(order, literals[1:], strict=True):
+        out.append("%.0s" * (i - nxt) + "%s" + literal)
+        nxt = i + 1
+    out.append("%.0s" * (count - nxt))
+    return "".join(out)
+
+
+class _Reordered:
+    """A fill whose message takes the values in another order (or one twice)."""
+
+    def __init__(self, template: str, order: tuple[int, ...]) -> None:
+        self.template, self.order = template, order
+
+    def __call__(self, values: tuple[Any, ...]) -> str:
+        return self.template % tuple([values[i] for i in self.order])
+
+
+class _Slow:
+    """A fill for a message whose fields the positional path cannot take: ``Voice.t``'s rules."""
+
+    def __init__(self, key: str, names: list[str], text: str, pct: str | None) -> None:
+        self.key, self.names, self.text, self.pct = key, names, text, pct
+
+    def __call__(self, values: tuple[Any, ...]) -> str:
+        params = dict(zip(self.names, values, strict=True))
+        if self.pct is not None:
+            try:
+                return self.pct % params
+            except KeyError:
+                pass
+        if "{" not in self.text:
+            return self.text
+        return self.text.format_map(_Params(params))
+
+
+class Fills(dict[str, Callable[[tuple[Any, ...]], str]]):
+    """One message table's fills by spec, made on first use: ``fills["key:a,b"]((x, y))`` is
+    ``Voice.t("key", a=x, b=y)``; mostly the template's own ``%`` (one C-level call, no
+    keyword dict), as the message writes the fields in the spec's order."""
+
+    def __init__(self, table: dict[str, str], pct: dict[str, str]) -> None:
+        super().__init__()
+        self.table, self.pct = table, pct
+
+    def __missing__(self, spec: str) -> Callable[[tuple[Any, ...]], str]:
+        key, colon, fields = spec.rpartition(":")  # keys may hold spaces, never ":"
+        if not colon:
+            key = fields
+        names = fields.split(",") if colon and fields else []
+        text = self.table.get(key) or key
+        found = positional_template(text, names)
+        fill: Callable[[tuple[Any, ...]], str]
+        if found is None:
+            fill = _Slow(key, names, text, self.pct.get(key))
+        elif (given := in_order(*found, len(names))) is not None:
+            fill = given.__mod__
+        else:
+            fill = _Reordered("%s".join(found[0]), found[1])
+        self[spec] = fill
+        return fill
+
+
+class Consts(dict[str, str]):
+    """One message table's texts that take no value (titles, fixed phrases), by key:
+    ``consts[key]`` is ``Voice.t(key)``, made on first use."""
+
+    def __init__(self, fills: Fills) -> None:
+        super().__init__()
+        self.fills = fills
+
+    def __missing__(self, key: str) -> str:
+        text = self[key] = self.fills[key](())
+        return text
+
+
+_Tables = tuple[str, dict[str, str], dict[str, str], Fills, Consts]
+
+
 @per_catalog
-def voice_tables(cat: Catalog) -> dict[str, tuple[str, dict[str, str], dict[str, str]]]:
-    """Per language of the catalog: the table a voice reads, its texts and its templates."""
-    return {lang: _tables(cat, lang) for lang in cat.messages}
+def voice_tables(cat: Catalog) -> dict[str, _Tables]:
+    """Per language of the catalog: the table a voice reads, its texts, templates and fills."""
+    tables, pcts = message_tables(cat), percent_tables(cat)
+    fills = {k: Fills(table, pcts[k]) for k, table in tables.items()}
+    consts = {k: Consts(f) for k, f in fills.items()}
+    out: dict[str, _Tables] = {}
+    for lang in cat.messages:
+        k = lang if tables.get(lang) else "en"
+        out[lang] = (k, tables[k], pcts[k], fills[k], consts[k])
+    return out
 
 
-def _tables(cat: Catalog, lang: str) -> tuple[str, dict[str, str], dict[str, str]]:
-    tables = message_tables(cat)
-    table = lang if tables.get(lang) else "en"
-    return table, tables[table], percent_tables(cat)[table]
+_Memos = tuple[list[NumberMemo], GbMemo, RoomMemo, UsdMemo]
+_NUMBER_MEMOS: dict[str, _Memos] = {}
 
 
-_NUMBER_MEMOS: dict[str, tuple[list[dict[float, str]], dict[float, str]]] = {}
-
-
-def _number_memos(lang: str) -> tuple[list[dict[float, str]], dict[float, str]]:
-    """A language's memos of trimmed numbers (by decimals, 0 to 4) and of dollar amounts."""
+def _number_memos(lang: str) -> _Memos:
+    """A language's memos of trimmed numbers (by decimals, 0 to 4), GB, room and dollars."""
     if len(_NUMBER_MEMOS) >= 16:  # the engine speaks three languages: odd ones start over
         _NUMBER_MEMOS.clear()
-    memos = _NUMBER_MEMOS[lang] = ([number_memo(lang, d, True) for d in range(5)], usd_memo(lang))
+    nums = [number_memo(lang, d, True) for d in range(5)]
+    memos = _NUMBER_MEMOS[lang] = (nums, GbMemo(lang), RoomMemo(lang), usd_memo(lang))
     return memos
 
 
 class Voice:
-    """The catalog's messages and number formats in one language."""
+    """The catalog's messages and number formats in one language.
+
+    The number texts already made in this language are dicts by value (``nums[decimals]``,
+    ``gbs``, ``rooms``, ``usds``): a subscript is one C-level read on a repeat, and a miss
+    makes the text and keeps it; hot text builders subscript them directly.
+    """
 
     def __init__(self, cat: Catalog, lang: str) -> None:
         self.cat = cat
         self.lang = lang
-        self.table_lang, self._table, self._pct = voice_tables(cat).get(lang) or _tables(cat, lang)
-        # The number texts already made in this language, by value: one dict read on a repeat.
-        memos = _NUMBER_MEMOS.get(lang) or _number_memos(lang)
-        self._num, self._usd = memos
-        self._gb0, self._gb1 = memos[0][0], memos[0][1]
+        tables = voice_tables(cat)
+        self.table_lang, self._table, self._pct, self.fill, self.const = (
+            tables.get(lang) or tables["en"]
+        )
+        self.nums, self.gbs, self.rooms, self.usds = _NUMBER_MEMOS.get(lang) or _number_memos(lang)
 
     def t(self, key: str, **params: Any) -> str:
         try:
@@ -118,12 +237,10 @@ class Voice:
 
     def gb(self, value: float) -> str:
         """GB with one decimal below 100 and none above (``engine.rounding.fmt_gb``)."""
-        if -100 < value < 100:
-            return self._gb1.get(value) or remember(self._gb1, value, 1, self.lang, True)
-        return self._gb0.get(value) or remember(self._gb0, value, 0, self.lang, True)
+        return self.gbs[value]
 
     def usd(self, value: float) -> str:
-        return self._usd.get(value) or remember_usd(self._usd, value, self.lang)
+        return self.usds[value]
 
     def link(self, name: str | None) -> str:
         """A card link's name in the reply language (cards.yaml names it in English)."""
@@ -135,17 +252,25 @@ class Voice:
     def room(self, value: float) -> str:
         """GB to spare: a real but tiny margin reads "<0.1", never "0" (which says it does not
         fit, or fits exactly)."""
-        if 0 < value < 0.05:
-            return "<" + fmt_num(0.1, 1, self.lang)
-        if -100 < value < 100:  # self.gb, inline: about one number in six is a room
-            return self._gb1.get(value) or remember(self._gb1, value, 1, self.lang, True)
-        return self._gb0.get(value) or remember(self._gb0, value, 0, self.lang, True)
+        return self.rooms[value]
 
     def num(self, value: float, decimals: int = 0) -> str:
         if 0 <= decimals < 5:
-            memo = self._num[decimals]
-            return memo.get(value) or remember(memo, value, decimals, self.lang, True)
+            return self.nums[decimals][value]
         return fmt_num(value, decimals, self.lang, trim=True)
+
+
+_new = object.__new__
+
+
+def section(title: str, lines: list[str]) -> Section:
+    """``Section.model_construct(title=title, lines=lines)`` without the keyword dict and the
+    defaults walk (a Section has no defaults and both fields are given): half the cost."""
+    s = _new(Section)
+    d = s.__dict__
+    d["title"] = title
+    d["lines"] = lines
+    return s
 
 
 def task_label(cat: Catalog, lang: str, task: str) -> str:
