@@ -61,7 +61,7 @@ def read_numbers(q: Query, s: str, words: CatalogWords, flags: int) -> tuple[str
     ):
         q.context_tokens = tokens(int_grouped(m.group(1)), m.group(2))
         s = cut(s, m)
-    elif m := _free(CONTEXT_KM, s, words):
+    elif ("k" in s or "m" in s) and (m := _free(CONTEXT_KM, s, words)):  # its unit
         q.context_tokens = tokens(num(m.group(1)), m.group(2))
         s = cut(s, m)
 
@@ -95,7 +95,10 @@ def read_numbers(q: Query, s: str, words: CatalogWords, flags: int) -> tuple[str
 
 def _free(rx: re.Pattern[str], s: str, words: CatalogWords) -> re.Match[str] | None:
     """The first match that is not part of a model name ("instruct 2507", "gemma 3 270m")."""
-    for n, m in enumerate(rx.finditer(s)):
+    first = rx.search(s)  # most texts: no match, or a first one that is no name's number
+    if first is None or not names_number(words, first.group(0), s):
+        return first
+    for n, m in enumerate(rx.finditer(s, first.end()), 1):
         if n >= 4 or not names_number(words, m.group(0), s):
             return m
     return None
