@@ -52,7 +52,7 @@ SIZE_PENALTY = 40.0  # "qwen 70b" is not a Qwen of another size
 CANDIDATE_BUDGET = 64  # names scored, shared among the query's words (shortest names first)
 ALL_WORDS_CANDIDATES = 128  # names holding every query word, scored when this few
 SIZE_CLOSENESS = 100.0  # points off per 100% size difference within the 5% tolerance
-SPACES = lazy(r"\s+")
+_EDGE_CHARS = "-:/_."
 RELEASE_TAG = lazy(r"\d{4}")
 
 
@@ -214,15 +214,18 @@ def match_models(catalog: Catalog, words: str, size_b: float | None) -> list[Mod
     return [ModelMatch(index.models[r.pos], r.score) for r in _rank(index, name_key(words), size_b)]
 
 
-def _corrected(index: ModelIndex, key: str) -> str:
-    """The name words with each typo replaced by the vocabulary word it stands for."""
+@lru_cache(maxsize=4096)
+def _corrected(index: ModelIndex, key: str) -> tuple[str, bool]:
+    """The name words with each typo replaced by the vocabulary word it stands for, and
+    whether they hold a release tag no catalog name has (cached, like :func:`_rank`)."""
+    new_tag = any(RELEASE_TAG.fullmatch(t) and t not in index.vocab for t in key.split())
     out = []
     for t in key.split()[:MAX_MODEL_TOKENS]:
         matches = _token_matches(index, t)
         out.append(
             matches[0][0] if matches and matches[0][1] >= TYPO_CUTOFF_SAME_INITIAL / 100 else t
         )
-    return " ".join(out)
+    return " ".join(out), new_tag
 
 
 _SKIP, _NAME, _MAYBE = 0, 1, 2
@@ -302,8 +305,10 @@ def read_model(q: Query, s: str, catalog: Catalog, size_neighbor: str = "") -> N
     index = model_index(catalog)
     words = _name_words(s, index)
     if q.size_b is None and q.faq_topic is None:
-        nums = [w for w in words if NUMBER_WORD.fullmatch(w)]
-        named = [w for w in words if not NUMBER_WORD.fullmatch(w)]
+        nums: list[str] = []
+        named: list[str] = []
+        for w in words:
+            (nums if NUMBER_WORD.fullmatch(w) else named).append(w)
         # "lama3 70" or "qwen 2.5 32": a trailing bare number after a name is the size.
         if named and nums:
             cand = num(nums[-1])
@@ -319,8 +324,10 @@ def read_model(q: Query, s: str, catalog: Catalog, size_neighbor: str = "") -> N
             # "mistral7b": a family word with the size glued on.
             q.size_b = num(g.group(2))
             words = [g.group(1)]
-    joined = EDGE_SEPARATORS.sub(" ", q.model_words + " " + " ".join(words))
-    q.model_words = SPACES.sub(" ", joined).strip()  # "qwen/qwen2.5 instruct", for messages
+    joined = q.model_words + " " + " ".join(words)
+    if any(c in joined for c in _EDGE_CHARS):  # where an EDGE_SEPARATORS match opens
+        joined = EDGE_SEPARATORS.sub(" ", joined)
+    q.model_words = " ".join(joined.split())  # "qwen/qwen2.5 instruct", for messages
     key = name_key(q.model_words)
     if not key or not LETTER.search(key):
         return
@@ -338,7 +345,7 @@ def read_model(q: Query, s: str, catalog: Catalog, size_neighbor: str = "") -> N
         return  # nothing is close enough to offer: "not recognised", never a far guess
     best = ranked[0]
     top = [r for r in ranked if r.score >= best.score - TIE]
-    fixed = _corrected(index, key)  # "deepsek r1" -> "deepseek r1"
+    fixed, new_tag = _corrected(index, key)  # "deepsek r1" -> "deepseek r1"
     if q.size_b is None:
         # The person typed one model's own name ("deepseek r1") or an alias ("mixtral").
         # Sizes count here: "command r" is Command R, not Command R7B.
@@ -368,9 +375,7 @@ def read_model(q: Query, s: str, catalog: Catalog, size_neighbor: str = "") -> N
     )
     # A release tag no catalog name has ("Kimi-K2-Instruct-0905") is another release: offer
     # the close names, never size it as one of them.
-    accept = accept and not any(
-        RELEASE_TAG.fullmatch(t) and t not in index.vocab for t in key.split()
-    )
+    accept = accept and not new_tag
     if accept and (len(sizes) == 1 or q.size_b is not None):
         model = index.models[best.pos]
         q.model, q.model_score = model, best.score
