@@ -126,7 +126,8 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     ``compare``: also read "X vs Y" into one query per alternative (off for those)."""
     raw, truncated = clean(text)
     q = Query(text=raw, truncated=truncated, lang=detect_lang(raw))
-    s = " " + raw.lower() + " "
+    low = raw.lower()
+    s = " " + low + " "
     pats = catalog_words(catalog)
     if "'" in s:
         s = _CONTRACTION.sub(lambda m: " not" if m.group(0) == "n't" else "", s)
@@ -244,7 +245,6 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     # A VRAM amount always asks "does it fit"; a card may also just be the subject.
     q.wants_fit = q.vram_gb is not None or (bool(q.cards) and FIT.search(s) is not None)
     q.wants_card_info = bool(q.cards) and bool(CARD_INFO.search(s))
-    low = raw.lower()
     q.wants_what_fits = (
         bool(q.cards or q.vram_gb)
         and WHAT_FITS_HINTS.search(low) is not None
@@ -277,7 +277,8 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         q.model_words += " " + rest.strip()
 
     if q.pasted is None and q.config_error is None:
-        from_idents = " ".join(EDGE_SEPARATORS.sub(" ", q.model_words).split())
+        # only read with an id (and before read_model adds to the words)
+        from_idents = " ".join(EDGE_SEPARATORS.sub(" ", q.model_words).split()) if idents else ""
         if q.model is None:  # an exact id stays as typed ("Qwen/Qwen3-235B-A22B fp8")
             read_model(q, s, catalog, size_neighbor)
             official_release(q, catalog)
