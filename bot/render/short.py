@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engine import Answer, Catalog, Note, Pick, fmt_gb, fmt_num, fmt_usd, t
+from engine import Answer, Catalog, Fit, Note, Pick, fmt_gb, fmt_num, fmt_usd, t
 
 __all__ = [
     "MAX_SHORT_CHARS",
@@ -141,52 +141,62 @@ def _caveat(answer: Answer) -> Note | None:
     return answer.caveats[0] if answer.caveats else None
 
 
-def _verdict(answer: Answer, cat: Catalog) -> list[str]:
-    """Line 1 (and the memory line) for answers that decide something; [] for the others."""
+def _fit_verdict(cat: Catalog, lang: str, fit: Fit) -> str:
+    """Line 1 of a fit answer for one asked card or set: yes with its room, or the best
+    precision it holds, or no with how short it is."""
+    if fit.fits:
+        price = f" · {_per_month(cat, lang, fit.monthly_usd)}" if fit.monthly_usd else ""
+        first = t(
+            cat,
+            lang,
+            "short.fits",
+            count=fit.count,
+            card=fit.card,
+            price=price,
+            room=_room(cat, lang, fit.headroom_gb, fit.tight),
+        )
+    elif fit.best is not None and fit.precision:  # the ladder's best rung on this hardware
+        first = t(
+            cat,
+            lang,
+            "short.no_fit_best",
+            prec=fit.precision.upper(),
+            count=fit.count,
+            card=fit.card,
+            best=fit.best.precision.upper(),
+            room=_room(cat, lang, fit.best.headroom_gb, fit.best.headroom_gb < 5),
+        )
+    else:
+        if fit.headroom_gb >= 0:  # memory enough, a rule says no (FP8 on a card without it)
+            first = t(cat, lang, "short.no_fit_rule", count=fit.count, card=fit.card)
+        else:
+            first = t(
+                cat,
+                lang,
+                "short.no_fit",
+                count=fit.count,
+                card=fit.card,
+                gb=fmt_gb(-fit.headroom_gb, lang),
+            )
+    return first
+
+
+def _verdict(answer: Answer, cat: Catalog, teaser: bool) -> list[str]:
+    """Line 1 (and the memory line) for answers that decide something; [] for the others.
+    ``teaser``: a comparison's first rows too (not when every row follows at once)."""
     lang = answer.lang
     rec = answer.recommendation
     total = (answer.memory_gb or {}).get("total")
     if answer.kind == "fit" and answer.fit is not None:
-        fit = answer.fit
-        if fit.fits:
-            price = f" · {_per_month(cat, lang, fit.monthly_usd)}" if fit.monthly_usd else ""
-            first = t(
-                cat,
-                lang,
-                "short.fits",
-                count=fit.count,
-                card=fit.card,
-                price=price,
-                room=_room(cat, lang, fit.headroom_gb, fit.tight),
-            )
-        elif fit.best is not None and fit.precision:  # the ladder's best rung on this hardware
-            first = t(
-                cat,
-                lang,
-                "short.no_fit_best",
-                prec=fit.precision.upper(),
-                count=fit.count,
-                card=fit.card,
-                best=fit.best.precision.upper(),
-                room=_room(cat, lang, fit.best.headroom_gb, fit.best.headroom_gb < 5),
-            )
-        else:
-            if fit.headroom_gb >= 0:  # memory enough, a rule says no (FP8 on a card without it)
-                first = t(cat, lang, "short.no_fit_rule", count=fit.count, card=fit.card)
-            else:
-                first = t(
-                    cat,
-                    lang,
-                    "short.no_fit",
-                    count=fit.count,
-                    card=fit.card,
-                    gb=fmt_gb(-fit.headroom_gb, lang),
-                )
-            if rec is not None:
-                first += " · ✅ " + _pick_line(cat, lang, rec)
-        return [first, answer.headline]
+        # "X on A or B": a verdict line for each card asked about, not the first alone
+        fits = answer.fits[:3] if len(answer.fits) > 1 else [answer.fit]
+        lines = [_fit_verdict(cat, lang, fit) for fit in fits]
+        held = (f.fits or (f.best is not None and f.precision) for f in fits)
+        if rec is not None and not any(held):  # nothing asked holds it: what would
+            lines[0] += " · ✅ " + _pick_line(cat, lang, rec)
+        return [*lines, answer.headline]
     if answer.kind == "compare" and answer.verdict:
-        rows = [line for s in answer.sections for line in s.lines][:4]
+        rows = [line for s in answer.sections for line in s.lines][:4] if teaser else []
         return [t(cat, lang, "short.compare", verdict=answer.verdict), *rows]
     if answer.kind == "sizing":
         if rec is not None:
@@ -222,13 +232,18 @@ def short_lines(
     """At most 8 lines and 450 visible characters, the verdict first; ``footer`` goes last.
 
     ``footer`` is the "Prices as of" line, given only when the answer quotes a price;
-    ``more_line`` says how many lines wait in the details (off when they follow at once).
+    ``more_line`` says how many lines wait in the details; it is off when they follow at
+    once, and then the short form keeps nothing the details repeat but the headline.
     """
     lang = answer.lang
     budget_lines = MAX_SHORT_LINES - (1 if footer else 0)
-    lines = _verdict(answer, catalog)
+    lines = _verdict(answer, catalog, more_line)
     hidden = 0
-    if lines:
+    if not lines and not more_line and answer.headline:
+        # a list, a card sheet or a help text whose lines follow at once (plain text,
+        # Markdown): the headline alone, or every line would be printed twice
+        lines = [answer.headline]
+    elif lines:
         alt = _alternative(answer)
         if alt is not None:
             lines.append(_alt_line(catalog, lang, alt, answer.recommendation))

@@ -233,3 +233,41 @@ def test_link_buttons_follow_the_answer(catalog: Catalog) -> None:
     assert markup is not None
     urls = [b.url for row in markup.inline_keyboard for b in row if b.url]
     assert urls == ["https://r.example/A100%20SXM/go"]
+
+
+@pytest.mark.parametrize(("question", "lang"), CASES)
+def test_plain_text_and_markdown_say_each_line_once(
+    catalog: Catalog, question: str, lang: str
+) -> None:
+    """Where the details follow the short form at once (the terminal, a ticket), a line of
+    the answer is not printed twice: the short form keeps only what the details do not say."""
+    from bot.render import format_markdown, format_text
+
+    answer = ask(question, lang, catalog=catalog)
+    body = {line for s in answer.sections for line in s.lines if line.strip()}
+    for text in (format_text(answer, catalog), format_markdown(answer, catalog)):
+        shown = [line.strip().removeprefix("- ").rstrip() for line in text.split("\n")]
+        for line in body:
+            plain = line.strip()
+            if "\\" in text:  # Markdown escapes: compare the escaped form
+                from bot.render.markdown import escape_md
+
+                plain = escape_md(plain.lstrip("• "))
+            assert shown.count(plain) <= 1, (plain, text)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["glm-4.5-air on h100 or mi300x?", "70b fp8 on h100 or mi300x?", "405b on 4090 or 3090"],
+)
+def test_a_question_about_two_cards_gets_a_verdict_for_each(
+    catalog: Catalog, question: str
+) -> None:
+    answer = ask(question, catalog=catalog)
+    assert answer.kind == "fit" and len(answer.fits) == 2
+    shown, _ = tg_short(answer, catalog)
+    check_short(shown, answer, catalog)
+    lines = shown.split("\n")
+    for i, fit in enumerate(answer.fits):  # one line each, in the asked order
+        assert fit.card in lines[i], (fit.card, shown)
+        assert lines[i].startswith("✅" if fit.fits else "❌"), shown
