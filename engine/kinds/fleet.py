@@ -58,7 +58,9 @@ def serving_table(cat: Catalog) -> tuple[ServingRow, ...]:
                 read = (m.active_params_b or m.params_b) * p.bytes_per_param
                 if shipped is not None and need >= rows[-1].need_gb:
                     continue  # above the release's own bytes: an upcast, never an upgrade
-            w = Workload(need, "inference", p.needs_fp8, m.attention_heads, read)
+            # the row's own precision: a release in FP8 runs on FP8 cards only
+            needs_fp8 = cat.precision_by_name[prec].needs_fp8
+            w = Workload(need, "inference", needs_fp8, m.attention_heads, read)
             pick, _ = recommend(cat, w)
             rows.append(
                 ServingRow(
