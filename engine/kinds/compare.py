@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.answer_types import Answer, Section
+from engine.answer_types import Answer, Note, Section
 from engine.kinds.base import Builder
 from engine.text.labels import model_label, request_label
 from engine.text.voice import Voice, ctx_label
@@ -122,12 +122,28 @@ def verdict(v: Voice, items: list[Answer], names: list[str]) -> str:
     return v.t(key, cheap=where, price=v.usd(pick.monthly_usd), **params)
 
 
+def item_notes(items: list[Answer], names: list[str]) -> list[Note]:
+    """The items' assumptions (a typical shape, a default context): one every item makes is
+    said once, another is said with the name of the item that makes it."""
+    out: list[Note] = []
+    seen: set[tuple[str, str]] = set()
+    for a, name in zip(items, names, strict=True):
+        for n in a.assumptions:
+            if (n.code, n.text) in seen:
+                continue
+            seen.add((n.code, n.text))
+            shared = all(any(m.text == n.text for m in other.assumptions) for other in items)
+            out.append(n if shared else Note(code=n.code, text=f"{name}: {n.text}"))
+    return out
+
+
 def compare(b: Builder, answer_one: Callable[[Builder], Answer]) -> Answer:
     """Answer every alternative alone, then put them side by side."""
     items = [answer_one(Builder(b.cat, b.lang, q, b.prev)) for q in b.q.alternatives]
     names = labels(b.voice, items)
     one_line = verdict(b.voice, items, names)
     rows = [row(b.voice, a, n) for a, n in zip(items, names, strict=True)]
+    b.assumptions.extend(item_notes(items, names))
     answer = Answer(
         kind="compare",
         items=items,
