@@ -74,7 +74,7 @@ def headline(v: Voice, req: Request, lim: Limit, asked: str | None, users_kv8: i
 
 def _option_line(v: Voice, o: LimitOption, req: Request) -> str:
     return v.t(
-        "limit.option",
+        "limit.option" if o.max_batch != 1 else "limit.option_one",
         prec=o.precision.upper(),
         users=v.nums[0][o.max_batch],
         users_kv8=v.nums[0][o.max_batch_kv_fp8],

@@ -116,6 +116,14 @@ BUDGET = lazy(
     + r"|(?:งบ|เดือนละ)\s*"
     + MONEY
 )
+# A budget in a currency the prices are not in ("2000 zł", "10000 บาท", "€500"): said back,
+# never read as dollars (the fleet is priced in US dollars only, with no exchange rate)
+OTHER_MONEY = lazy(
+    r"(?<![\w.])" + MONEY + r"\s*(?:z[łl](?:ot\w*)?\b|pln\b|baht\b|thb\b|บาท|€|eur(?:os?)?\b"
+    r"|£|gbp\b)|(?:€|£)\s*" + MONEY,
+    re.I,
+)
+OTHER_MONEY_HINTS = ("zł", "zl", "pln", "baht", "thb", "บาท", "€", "eur", "£", "gbp")
 COUNT_WORDS = {
     "one": 1,
     "two": 2,
@@ -253,7 +261,7 @@ LIMIT_CONTEXT = lazy(
     r"\b(?:max(?:imum|imal)?|longest|biggest|largest|how\s+(?:long|much|big)(?:\s+an?)?"
     r"|najd[łl]u[żz]sz\w*|maksymaln\w*|najwi[eę]ksz\w*|maks\w*)\s+(?:\S+\s+){0,2}?"
     r"(?:context|ctx|kontekst\w*|sequence)"
-    r"|บริบท\S{0,12}?(?:สูงสุด|ยาวสุด|ยาวที่สุด|ได้เท่าไหร่|ได้กี่)"
+    r"|(?:บริบท|context|ctx)\s*\S{0,12}?(?:สูงสุด|ยาวสุด|ยาวที่สุด|ได้เท่าไหร่|ได้กี่)"
     r"|\bhow\s+many\s+(?:\S+\s+){0,2}?(?:tokens?|k\b)|\bhow\s+(?:long|much)\s+(?:of\s+)?(?:a\s+)?"
     r"(?:context|ctx|prompt)|\bile\s+(?:\S+\s+){0,2}?(?:token[óo]w|kontekstu)"
     r"|\bjak\s+d[łl]ugi\s+kontekst|กี่โทเคน|โทเคนได้กี่|ยาวได้แค่ไหน"
@@ -262,8 +270,8 @@ LIMIT_BATCH = lazy(
     r"\bhow\s+many\s+(?:\S+\s+){0,3}?(?:users?|requests?|sessions?|conversations?|streams?"
     r"|concurrent|people|sequences?|chats?|clients?)"
     r"|\bmax(?:imum)?\s+(?:batch|users?|concurrency|concurrent|sessions?|requests?)"
-    r"|\bilu\s+(?:\S+\s+){0,2}?u[żz]ytkownik\w*|\bile\s+(?:\S+\s+){0,2}?(?:sesji|rozm[oó]w|zapyta[ńn]"
-    r"|u[żz]ytkownik\w*)|\bmaks\w*\s+(?:partia|partii|u[żz]ytkownik\w*)"
+    r"|\bilu\s+(?:\S+\s+){0,2}?(?:u[żz]ytkownik|user)\w*|\bile\s+(?:\S+\s+){0,2}?(?:sesji"
+    r"|rozm[oó]w|zapyta[ńn]|u[żz]ytkownik\w*|user\w*)|\bmaks\w*\s+(?:partia|partii|u[żz]ytkownik\w*)"
     r"|กี่คน|ผู้ใช้กี่|ได้กี่"
 )
 CARDS_LIST = lazy(
@@ -313,7 +321,7 @@ LIMIT_BATCH_HINTS = hint("how many", "max", "ilu", "ile", "maks", "กี่")
 # What each LIMIT_CONTEXT / LIMIT_BATCH form asks about (a second gate: "ile vram" alone is not)
 LIMIT_CONTEXT_ASKS = hint(
     "max", "maks", "longest", "biggest", "largest", "how ", "najd", "najwi", "บริบท", "ile ",
-    "jak ", "กี่", "ยาวได้",
+    "jak ", "กี่", "ยาวได้", "สูงสุด", "ยาวสุด", "ยาวที่สุด",
 )  # fmt: skip
 LIMIT_BATCH_ASKS = hint(
     "user", "request", "session", "conversation", "stream", "concurren", "people", "sequence",

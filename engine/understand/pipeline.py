@@ -34,6 +34,7 @@ from engine.understand.gates import (
     gates,
 )
 from engine.understand.language import detect_lang
+from engine.understand.model_index import model_index, model_key
 from engine.understand.model_match import exact_model, official_release, read_model
 from engine.understand.normalise import clean
 from engine.understand.patterns import (
@@ -60,6 +61,8 @@ from engine.understand.patterns import (
     LIMIT_CONTEXT_ASKS,
     MAX_MENTIONS,
     MOE_SIZE,
+    OTHER_MONEY,
+    OTHER_MONEY_HINTS,
     SIZE,
     TASKS,
     TENSOR_PARALLEL,
@@ -118,6 +121,28 @@ def _bare_card(part: str, catalog: Catalog) -> bool:
         return False
     card, owned = card_named(catalog, catalog_words(catalog), found[2])
     return card is not None or owned is not None
+
+
+_THINKING_OF = lazy(r"\bthinking\s+(?:of|about)\b")
+
+
+def _name_words_only(q: Query, retry: Query, s: str, catalog: Catalog) -> None:
+    """A name no model has, read again with only the words some model name holds: in
+    "can deepseek r1 run on a single h200 lol" or "deepseek r1 na jednym h200 da radę", the
+    chat words hid DeepSeek-R1. Kept only when that names one model; else the first reading
+    (and its question back) stands."""
+    vocab = model_index(catalog).posting_sets
+    kept = [
+        w
+        for w in s.split()
+        if all(t in vocab or t[0].isdigit() for t in model_key(w).split()) and model_key(w)
+    ]
+    if not kept or len(kept) == len(s.split()):
+        return
+    read_model(retry, " " + " ".join(kept) + " ", catalog)  # ``retry``: q before the reading
+    if retry.model is not None:
+        q.model, q.model_score, q.others = retry.model, retry.model_score, retry.others
+        q.model_words, q.size_b, q.unmatched_model = retry.model_words, retry.size_b, False
 
 
 def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
@@ -194,7 +219,10 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     if digits:
         s = read_shape(q, s, flags)
 
-    if flags & HAS_BUDGET and (m := BUDGET.search(s)):
+    if any(h in s for h in OTHER_MONEY_HINTS) and (m := OTHER_MONEY.search(s)):
+        q.invalid = q.invalid or ("budget_currency", m.group(0).strip())
+        s = cut(s, m)
+    elif flags & HAS_BUDGET and (m := BUDGET.search(s)):
         g = m.groups()
         at = next(i for i in range(0, len(g), 2) if g[i])  # each form: (amount, thousands)
         q.budget_usd = money(g[at], g[at + 1])
@@ -280,7 +308,12 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         # only read with an id (and before read_model adds to the words)
         from_idents = " ".join(EDGE_SEPARATORS.sub(" ", q.model_words).split()) if idents else ""
         if q.model is None:  # an exact id stays as typed ("Qwen/Qwen3-235B-A22B fp8")
+            if "thinking" in s:  # "we were thinking of qwen3 30b": not the Thinking release
+                s = _THINKING_OF.sub(" ", s)
+            said, size = q.model_words, q.size_b
             read_model(q, s, catalog, size_neighbor)
+            if q.unmatched_model and not idents:
+                _name_words_only(q, Query(text=q.text, model_words=said, size_b=size), s, catalog)
             official_release(q, catalog)
         if q.unmatched_model and not q.others and idents and from_idents:
             # Say an unknown id back as typed ("mistralai/Ministral-8B-Instruct-2410").

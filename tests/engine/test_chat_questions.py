@@ -1,0 +1,129 @@
+"""Questions as people type them in a chat: words around the model name, budgets in other
+currencies, comparisons of shapes we assume, and rows of the budget list. Each case failed
+before its fix (a question back, a wrong currency, a dropped assumption, an FP8 model on a
+card without FP8)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import Catalog, ask, load_catalog
+from engine.kinds.fleet import serving_table
+
+
+@pytest.fixture(scope="module")
+def cat() -> Catalog:
+    return load_catalog()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "can deepseek r1 run on a single h200 lol",
+        "deepseek r1 na jednym h200 da rade?",
+        "deepseek r1 บน h200 ตัวเดียวไหวมั้ย",
+        "deepseek r1 on one h200?",
+    ],
+)
+def test_chat_words_around_a_name_do_not_hide_it(cat: Catalog, text: str) -> None:
+    a = ask(text, catalog=cat)
+    assert a.kind == "fit"
+    assert a.request is not None and a.request.model is not None
+    assert a.request.model.id == "deepseek-r1"
+    assert a.fit is not None and a.fit.card == "H200 SXM"
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("deepseek r1 distill", "clarify"),  # every word is a name word: which distill?
+        ("zephyr 7b", "clarify"),  # a name we do not have: never guessed
+    ],
+)
+def test_name_words_still_ask_back(cat: Catalog, text: str, kind: str) -> None:
+    assert ask(text, catalog=cat).kind == kind
+
+
+def test_thinking_of_is_not_the_thinking_release(cat: Catalog) -> None:
+    a = ask("we were thinking of Qwen3 30B-A3B, what card for 15 users at 30k?", catalog=cat)
+    assert a.request is not None and a.request.model is not None
+    assert a.request.model.name == "Qwen3 30B-A3B"
+    assert a.request.batch == 15
+    b = ask("qwen3 30b a3b thinking", catalog=cat)
+    assert b.request is not None and b.request.model is not None
+    assert "Thinking" in b.request.model.name
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "said"),
+    [
+        ("siema, jaki model najlepszy do 2000 zł miesięcznie?", "pl", "2000 zł"),
+        ("งบ 10000 บาทต่อเดือน รันโมเดลอะไรได้บ้าง", "th", "10000 บาท"),
+        ("budget 10000 thb per month", "en", "10000 thb"),
+        ("best model under €400 a month", "en", "€400"),
+        ("what can I run for 300 eur/month", "en", "300 eur"),
+    ],
+)
+def test_budget_in_another_currency_is_said_back_not_read_as_dollars(
+    cat: Catalog, text: str, lang: str, said: str
+) -> None:
+    a = ask(text, catalog=cat)
+    assert a.kind == "error" and a.budget_usd is None and not a.budget
+    assert a.lang == lang
+    assert said in a.headline and "$" in a.headline  # what to type instead, in dollars
+
+
+def test_dollar_budgets_still_list_models(cat: Catalog) -> None:
+    for text in ("best model for $300/month", "najlepszy model do 300 $ miesięcznie"):
+        a = ask(text, catalog=cat)
+        assert a.kind == "budget" and a.budget_usd == 300 and a.budget
+
+
+def test_budget_rows_in_fp8_are_on_fp8_cards_only(cat: Catalog) -> None:
+    """Every serving row (the budget and capacity lists read them), the shipped rows of
+    FP8 releases included: its card runs its precision."""
+    fp8 = {p.name for p in cat.precisions if p.needs_fp8}
+    rows = [r for r in serving_table(cat) if r.precision in fp8 and r.card]
+    assert any(r.shipped for r in rows)  # FP8 releases are among them
+    for r in rows:
+        assert cat.card_by_name[r.card].fp8, (r.model, r.precision, r.card)
+    for usd in (200, 300, 400, 800, 1600, 5000):
+        for item in ask(f"best model under ${usd}/month", catalog=cat).budget:
+            if item.precision in fp8:
+                assert cat.card_by_name[item.card].fp8, (usd, item)
+
+
+def test_a_comparison_says_which_shape_each_bare_size_took(cat: Catalog) -> None:
+    a = ask("7b vs 13b", catalog=cat)
+    assert a.kind == "compare"
+    texts = [n.text for n in a.assumptions]
+    # each item's own typical shape, under its label; the shared default once
+    assert sum("typical 7B" in t for t in texts) == 1
+    assert sum("typical 13B" in t for t in texts) == 1
+    assert all(t.startswith(("7B", "13B")) for t in texts if "typical" in t)
+    assert sum("8k" in t for t in texts) == 1
+    named = ask("llama 3.1 8b vs qwen3 8b", catalog=cat)
+    assert not any("typical" in n.text for n in named.assumptions)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("context สูงสุดของ llama 3.1 8b บน 4090 เท่าไหร่", "limit"),
+        ("ile userów llama 3.1 70b int4 na h100 przy 32k", "limit"),
+        ("ilu userów llama 3.1 70b int4 na h100 przy 32k", "limit"),
+    ],
+)
+def test_limit_questions_in_mixed_words(cat: Catalog, text: str, kind: str) -> None:
+    assert ask(text, catalog=cat).kind == kind
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "th"])
+def test_one_user_is_never_counted_as_users(cat: Catalog, lang: str) -> None:
+    a = ask("max context for mistral small 3.2 on a 4090?", lang, catalog=cat)
+    assert a.limit is not None
+    ones = [o for o in a.limit.options if o.max_batch == 1]
+    assert ones  # Q6_K holds one user at 8k
+    text = "\n".join(line for s in a.sections for line in s.lines)
+    assert "1 users" not in text and "1 użytkowników" not in text
+    assert "ผู้ใช้ 1 คน" not in text
