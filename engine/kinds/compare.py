@@ -85,8 +85,9 @@ def verdict(v: Voice, items: list[Answer], names: list[str]) -> str:
         big = max(cards, key=lambda c: c.vram_gb)
         fast = max(cards, key=lambda c: c.bandwidth_gbps)
         cheap = min(cards, key=lambda c: c.monthly_usd)
+        same = len({c.vram_gb for c in cards}) == 1  # "the most memory" only when it differs
         return v.t(
-            "compare.verdict_cards",
+            "compare.verdict_cards_same_vram" if same else "compare.verdict_cards",
             big=big.name,
             vram=v.gb(big.vram_gb),
             fast=fast.name,

@@ -128,6 +128,13 @@ def _copy(dst: Query, src: Query, name: str) -> None:
         setattr(dst, name, getattr(src, name))
 
 
+def _thai_pair(qs: list[Query]) -> bool:
+    """Whether "A กับ B" compares: two models, or two cards alone ("h100 กับ a100"); a model
+    with a card ("70b กับ 4090") is one fit."""
+    models = all(q.model is not None for q in qs)
+    return models or all(q.cards and not q.has_subject for q in qs)
+
+
 def alternatives(
     text: str,
     parse_one: Callable[[str], Query],
@@ -156,7 +163,7 @@ def alternatives(
         return []
     qs = [parse_one(p) for p in parts]
     differing = [n for n in SLOTS if len({_slot(q, n) for q in qs} - {None}) >= 2]
-    if not differing or (thai_with and not all(q.model is not None for q in qs)):
+    if not differing or (thai_with and not _thai_pair(qs)):
         return []
     if not any(q.has_subject for q in qs) and not {"cards", "vram_gb"} & set(differing):
         return []  # nothing to size, and not two pieces of hardware either

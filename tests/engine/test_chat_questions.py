@@ -127,3 +127,21 @@ def test_one_user_is_never_counted_as_users(cat: Catalog, lang: str) -> None:
     text = "\n".join(line for s in a.sections for line in s.lines)
     assert "1 users" not in text and "1 użytkowników" not in text
     assert "ผู้ใช้ 1 คน" not in text
+
+
+@pytest.mark.parametrize("text", ["h100 กับ a100", "h100 vs a100", "h100 or a100"])
+def test_two_cards_compared_say_a_tie_in_memory_as_a_tie(cat: Catalog, text: str) -> None:
+    a = ask(text, "en", catalog=cat)
+    assert a.kind == "compare" and [i.card.name for i in a.items if i.card] == [
+        "H100 SXM",
+        "A100 SXM",
+    ]
+    assert "the most memory" not in a.headline  # both have 80 GB
+    assert "80 GB" in a.headline
+    bigger = ask("h100 vs h200", "en", catalog=cat)
+    assert "H200 SXM has the most memory" in bigger.headline
+
+
+def test_thai_with_between_a_model_and_a_card_stays_a_fit(cat: Catalog) -> None:
+    a = ask("70b กับ 4090", catalog=cat)
+    assert a.kind == "fit" and a.fit is not None and a.fit.card == "RTX 4090"
