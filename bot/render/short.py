@@ -243,6 +243,8 @@ def short_lines(
         # a list, a card sheet or a help text whose lines follow at once (plain text,
         # Markdown): the headline alone, or every line would be printed twice
         lines = [answer.headline]
+        if (note := _caveat(answer)) is not None and note.code == "truncated":
+            lines.append("⚠️ " + note.text)  # it may be why nothing was understood
     elif lines:
         alt = _alternative(answer)
         if alt is not None:
@@ -252,7 +254,12 @@ def short_lines(
             lines.append("⚠️ " + note.text)
     else:
         lines, hidden = _generic(answer, budget_lines)
-        if answer.kind in ("card", "limit") and (note := _caveat(answer)) is not None:
+        note = _caveat(answer)
+        # a card's or a limit's urgent note, and "only the first 4,096 characters were read"
+        # on any answer (it may be why nothing was understood)
+        if note is not None and note.code == "truncated":
+            lines.insert(1, "⚠️ " + note.text)  # right under the headline: it is the reason
+        elif note is not None and answer.kind in ("card", "limit"):
             lines.append("⚠️ " + note.text)
     lines = [_clip(line, LINE_MAX if i else 2 * LINE_MAX) for i, line in enumerate(lines) if line]
     if not lines:

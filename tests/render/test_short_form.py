@@ -271,3 +271,13 @@ def test_a_question_about_two_cards_gets_a_verdict_for_each(
     for i, fit in enumerate(answer.fits):  # one line each, in the asked order
         assert fit.card in lines[i], (fit.card, shown)
         assert lines[i].startswith("✅" if fit.fits else "❌"), shown
+
+
+def test_a_cut_message_says_so_under_the_headline(catalog: Catalog) -> None:
+    from bot.render import format_text
+
+    answer = ask("hello " * 800 + "llama 3.1 70b on h100", catalog=catalog)
+    note = next(n.text for n in answer.caveats if n.code == "truncated")
+    shown, _ = tg_short(answer, catalog)
+    assert shown.split("\n")[1] == "⚠️ " + note
+    assert format_text(answer, catalog).split("\n")[1] == "⚠️ " + note
