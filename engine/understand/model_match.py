@@ -340,7 +340,7 @@ def read_model(q: Query, s: str, catalog: Catalog, size_neighbor: str = "") -> N
         # ("70b for coding") were just not a model.
         near_size = bool(size_neighbor) and size_neighbor in q.model_words.split()
         id_like = any(ID_LIKE.search(w) for w in q.model_words.split())
-        if not q.faq_topic and (near_size or id_like):
+        if not q.faq_topic and (near_size or id_like or q.wants_fit):  # or "does claude fit"
             q.unmatched_model = True
         return  # nothing is close enough to offer: "not recognised", never a far guess
     best = ranked[0]

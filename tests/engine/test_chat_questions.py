@@ -145,3 +145,14 @@ def test_two_cards_compared_say_a_tie_in_memory_as_a_tie(cat: Catalog, text: str
 def test_thai_with_between_a_model_and_a_card_stays_a_fit(cat: Catalog) -> None:
     a = ask("70b กับ 4090", catalog=cat)
     assert a.kind == "fit" and a.fit is not None and a.fit.card == "RTX 4090"
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [("does claude fit on a 4090", "en"), ("czy claude zmieści się na 4090", "pl")],
+)
+def test_a_fit_question_about_an_unknown_model_says_so(cat: Catalog, text: str, lang: str) -> None:
+    """Not the card's sheet, as if the model had not been asked about."""
+    a = ask(text, catalog=cat)
+    assert a.kind == "clarify" and a.lang == lang
+    assert "claude" in a.headline
