@@ -26,6 +26,7 @@ from engine.understand.patterns import (
     HOURLY_HINTS,
     LIMIT_BATCH_HINTS,
     LIMIT_CONTEXT_HINTS,
+    OTHER_MONEY_HINTS,
     SHAPE_HINTS,
     TASK_HINTS,
     TASKS,
@@ -44,12 +45,14 @@ _HINTS: tuple[re.Pattern[str], ...] = (
     HOURLY_HINTS,
     CONFIG_HINTS,
     CONTEXT_NOUN_HINTS,
+    OTHER_MONEY_HINTS,
     *(h for h, _, _, _ in TASKS),
 )
 HAS_CARDS, HAS_LIMIT_CONTEXT, HAS_LIMIT_BATCH, HAS_COUNT = (1 << i for i in range(4))
 HAS_BUDGET, HAS_TASK, HAS_SHAPE, HAS_CONTEXT_WORD = (1 << i for i in range(4, 8))
 HAS_BATCH, HAS_HOURLY, HAS_CONFIG, HAS_CONTEXT_NOUN = (1 << i for i in range(8, 12))
-HAS_TASKS = tuple(1 << i for i in range(12, 12 + len(TASKS)))  # each TASKS rule's own hint
+HAS_OTHER_MONEY = 1 << 12  # a currency the prices are not in ("zł", "บาท", "€")
+HAS_TASKS = tuple(1 << i for i in range(13, 13 + len(TASKS)))  # each TASKS rule's own hint
 HAS_DIGIT = 1 << len(_HINTS)  # the text holds a digit (``DIGIT.search``)
 # The hints that have a literal with a space: read before any slot is cut from the text.
 SPACED_BEFORE_CUTS = (LIMIT_CONTEXT_HINTS, LIMIT_BATCH_HINTS)

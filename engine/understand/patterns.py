@@ -123,7 +123,7 @@ OTHER_MONEY = lazy(
     r"|£|gbp\b)|(?:€|£)\s*" + MONEY,
     re.I,
 )
-OTHER_MONEY_HINTS = ("zł", "zl", "pln", "baht", "thb", "บาท", "€", "eur", "£", "gbp")
+
 COUNT_WORDS = {
     "one": 1,
     "two": 2,
@@ -328,6 +328,7 @@ LIMIT_BATCH_ASKS = hint(
     "chat", "client", "batch", "sesji", "rozm", "zapyta", "ytkownik", "parti", "กี่",
 )  # fmt: skip
 COUNT_HINTS = hint("card", "gpu", "kart", "การ์ด", "ใบ")
+OTHER_MONEY_HINTS = hint("zł", "zl", "pln", "baht", "thb", "บาท", "€", "eur", "£", "gbp")
 SHAPE_HINTS = hint("layer", "head", "warstw", "głowic", "glowic", "ชั้น", "เลเยอร์", "hidden")
 BUDGET_HINTS = hint(
     "$", "usd", "dol", "buck", "budget", "budż", "budz", "งบ", "ดอลลาร์", "month", "mo", "mies",

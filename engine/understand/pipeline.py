@@ -29,6 +29,7 @@ from engine.understand.gates import (
     HAS_HOURLY,
     HAS_LIMIT_BATCH,
     HAS_LIMIT_CONTEXT,
+    HAS_OTHER_MONEY,
     HAS_TASK,
     HAS_TASKS,
     gates,
@@ -62,7 +63,6 @@ from engine.understand.patterns import (
     MAX_MENTIONS,
     MOE_SIZE,
     OTHER_MONEY,
-    OTHER_MONEY_HINTS,
     SIZE,
     TASKS,
     TENSOR_PARALLEL,
@@ -219,7 +219,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     if digits:
         s = read_shape(q, s, flags)
 
-    if any(h in s for h in OTHER_MONEY_HINTS) and (m := OTHER_MONEY.search(s)):
+    if flags & HAS_OTHER_MONEY and (m := OTHER_MONEY.search(s)):
         q.invalid = q.invalid or ("budget_currency", m.group(0).strip())
         s = cut(s, m)
     elif flags & HAS_BUDGET and (m := BUDGET.search(s)):
