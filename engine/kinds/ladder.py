@@ -39,6 +39,7 @@ __all__ = [  # the hardware helpers and the limit searches are reached through t
     "max_users",
     "offered",
     "owned_hardware",
+    "probe",
     "runnable",
 ]
 
@@ -235,6 +236,17 @@ def decode(b: Builder, hw: Hardware, req: Request) -> tuple[float | None, float 
     return bw / read, lower
 
 
+def rung_decode(hw: Hardware, g: Rung) -> tuple[float | None, float | None]:
+    """``decode`` of a rung's request, read from its row (the very sums)."""
+    bw = hw.bandwidth_gbps
+    if bw is None:
+        return None, None
+    if g.split:
+        bw /= hw.count
+    read, kv = g.read, g.kv
+    return bw / read, (bw / (read + kv) if kv > KV_READ_SHARE * read else None)
+
+
 def ceiling(b: Builder, hw: Hardware, req: Request) -> float | None:
     """``decode(...)[0]``, without the cache's share of the read."""
     bw = hw.bandwidth_gbps
@@ -257,13 +269,6 @@ def option(b: Builder, hw: Hardware, req: Request) -> FitOption:
         fits=fits,
         headroom_gb=room,
         decode_tok_s=ceiling(b, hw, req) if fits else None,
-    )
-
-
-def _change(b: Builder, hw: Hardware, kind: str, req: Request, count: int) -> FitChange:
-    total, room = room_on(b, hw, req)
-    return _fit_change(
-        kind, req.precision, req.kv_dtype, req.context_tokens, req.batch, count, total, room
     )
 
 
@@ -293,14 +298,26 @@ def _fit_change(
 
 
 def changes(
-    b: Builder, hw: Hardware, req: Request, best: Request | None, mctx: int, mbatch: int
+    b: Builder, hw: Hardware, req: Request, best: FitOption | None, mctx: int, mbatch: int
 ) -> list[FitChange]:
-    """The smallest changes that make an asked setup that does not fit, fit: one slot each."""
+    """The smallest changes that make an asked setup that does not fit, fit: one slot each
+    (``best``: the first rung's option that fits, its sums ``room_on``'s of its request)."""
     out: list[FitChange] = []
     if req.task != "inference" or req.model is None:
         return out
     if best is not None and best.precision != req.precision:
-        out.append(_change(b, hw, "precision", best, hw.count))
+        out.append(
+            _fit_change(
+                "precision",
+                best.precision,
+                best.kv_dtype,
+                best.context_tokens,
+                best.batch,
+                hw.count,
+                best.total_gb,
+                best.headroom_gb,
+            )
+        )
     if req.kv_dtype != "fp8" and runnable(b, hw, req):  # the cache's type does not matter
         # whether req with an FP8 cache fits: its breakdown differs in the cache part only
         # (weights + kv_cache_gb + overhead, the order ``Breakdown.total`` sums them in)
