@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from engine.alternatives import recommend_with_alternatives
 from engine.answer_types import Answer, Pick, Request, new_answer
 from engine.kinds import ladder
 from engine.kinds.base import Builder
-from engine.recommend import cheapest_price, recommend, recommend_with_alternatives
+from engine.recommend import cheapest_price, recommend
 from engine.sizing import quick_rule_gb, training
 from engine.text.blocks import describe
 
