@@ -7,13 +7,8 @@ the way tensor parallelism splits it. Whether the fleet rents that set is a sepa
 
 from __future__ import annotations
 
-from functools import lru_cache
-from operator import itemgetter
-from typing import NamedTuple
-
 from engine import native
 from engine.answer_types import FitChange, FitOption, Request
-from engine.catalog import Catalog
 from engine.frozen import as_float as _float
 from engine.kinds.base import Builder
 from engine.kinds.hardware import (
@@ -25,13 +20,16 @@ from engine.kinds.hardware import (
     runnable,
 )
 from engine.kinds.probe import CTX_STEP, Probe, context_cap, max_context, max_users, probe
+from engine.kinds.rungs import LADDER, Rung, rung_request, rungs
 from engine.recommend import kv_extra_gb
 from engine.sizing import OVERHEAD_GB, kv_cache_gb
 
 __all__ = [  # the hardware helpers and the limit searches are reached through this module too
     "CTX_STEP",
+    "LADDER",
     "Hardware",
     "Probe",
+    "Rung",
     "capacity_hardware",
     "card_hardware",
     "context_cap",
@@ -40,11 +38,11 @@ __all__ = [  # the hardware helpers and the limit searches are reached through t
     "offered",
     "owned_hardware",
     "probe",
+    "rung_request",
+    "rungs",
     "runnable",
 ]
 
-# Weight precisions a fit is tried at: the sources' three, INT8 and the common GGUF types.
-LADDER = ("bf16", "fp8", "q8_0", "int8", "q6_k", "q5_k_m", "q4_k_m", "int4")
 KV_READ_SHARE = 0.10  # above this share of the weights, the KV read lowers the ceiling too
 
 
@@ -62,98 +60,6 @@ def room_on(b: Builder, hw: Hardware, req: Request) -> tuple[float, float]:
         kv = bd.parts["kv_cache"]
         extra = kv_extra_gb(kv, count, None if m.mla else m.kv_heads, bool(m.mla))
     return total, hw.vram_gb - total - extra * count
-
-
-class Rung(NamedTuple):
-    """One precision of the ladder with the sums every hardware reads: none depends on it."""
-
-    req: Request | None  # None until asked for (``rung_request``): most rungs are only compared
-    precision: str
-    total: float  # the breakdown's total, GB
-    weights: float
-    kv: float  # the breakdown's KV cache part (kv_cache_gb of the request)
-    fp8: bool  # FP8 weights: only FP8 hardware (or the asked plain amount) runs them
-    read: float  # weights read per decoded token, GB
-    split: bool  # GGUF: llama.cpp splits a set by layers
-
-
-def rungs(b: Builder, req: Request) -> list[Rung]:
-    """The asked inference request and every ladder precision the catalog has, most bytes
-    first (the rungs and their order do not depend on the hardware)."""
-    key = ("rungs", id(req))
-    hit = b.memo.get(key)
-    if hit is None:
-        hit = b.memo[key] = (req, _rungs(b, req))
-    result: list[Rung] = hit[1]
-    return result
-
-
-def _rungs(b: Builder, req: Request) -> list[Rung]:
-    m = req.model
-    assert m is not None
-    cat = b.cat
-    table = [_eager(b, req)]
-    kv = table[0].kv  # one cache sum serves every rung (Builder._breakdown's memo)
-    active = m.active_params_b or m.params_b
-    split_parts = m.embeddings_b is not None  # parts_for gives None for every one without
-    for p, bpp, fp8, gguf in _ladder_rows(cat):
-        if p == req.precision:
-            continue
-        parts = native.parts_for(cat, m, p) if split_parts else None
-        if parts is not None:  # a mixed checkpoint: the request and its sums, the long way
-            table.append(_eager(b, req.model_copy(update={"precision": p, "weight_parts": parts})))
-            continue
-        # Builder._breakdown / inference() / read_per_token_gb for one precision, term for term
-        w = m.params_b * bpp
-        row = (None, p, w + kv + OVERHEAD_GB, w, kv, fp8, active * bpp, gguf)
-        table.append(_tuple_new(Rung, row))  # Rung(*row), without its Python-level __new__
-    table.sort(key=_by_weights, reverse=True)  # stable: ties keep their order, as -weights did
-    return table
-
-
-@lru_cache(maxsize=8)
-def _ladder_rows(cat: Catalog) -> tuple[tuple[str, float, bool, bool], ...]:
-    """(name, bytes per parameter, needs FP8, GGUF) of each ladder precision the catalog has,
-    in ladder order; per catalog (``bytes_per_param`` is ``bits / 8``, read once here)."""
-    by_name = cat.precision_by_name
-    return tuple(
-        (p, by_name[p].bytes_per_param, by_name[p].needs_fp8, by_name[p].gguf)
-        for p in LADDER
-        if p in by_name
-    )
-
-
-_tuple_new = tuple.__new__
-_by_weights = itemgetter(3)  # Rung.weights
-
-
-def _eager(b: Builder, r: Request) -> Rung:
-    bd = b.breakdown(r)
-    parts = bd.parts
-    return Rung(
-        r,
-        r.precision,
-        bd.total,
-        parts["weights"],
-        parts["kv_cache"],
-        native.needs_fp8(b.cat, r),
-        native.read_per_token_gb(b.cat, r),
-        b.layer_split(r),
-    )
-
-
-def rung_request(b: Builder, req: Request, g: Rung) -> Request:
-    """The request of a rung of ``req``'s ladder: one object per rung for the whole answer
-    (the limit searches memoise by it)."""
-    if g.req is not None:
-        return g.req
-    key = ("rung", id(req), g.precision)
-    hit = b.memo.get(key)
-    if hit is None:
-        r = req.model_copy(update={"precision": g.precision, "weight_parts": None})
-        hit = b.memo[key] = (req, r)
-    result: Request = hit[1]
-    return result
 
 
 def _runs(b: Builder, hw: Hardware, g: Rung) -> bool:
