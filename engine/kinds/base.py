@@ -10,7 +10,7 @@ from typing import Any
 from engine import native
 from engine.answer_types import Answer, Context, ModelRef, Note, Pick, Request
 from engine.catalog import Catalog
-from engine.models import Lang
+from engine.models import Card, Lang
 from engine.recommend import Workload, recommend
 from engine.sizing import (
     Breakdown,
@@ -243,15 +243,15 @@ class Builder:
         if not 0 <= headroom_gb < vram_gb * native.VLLM_DEFAULT_SHARE:
             return
         share = 1 - native.VLLM_DEFAULT_SHARE
-        roomy = [
-            c
-            for c in self.cat.cards
-            if c.vram_gb * share >= need_gb and c.min_count == 1 and (c.fp8 or not fp8)
-        ]
-        if not need_gb or not roomy:
+        nxt = None  # the cheapest single card (then the smallest) that leaves that room
+        if need_gb:
+            for c in _singles_by_price(self.cat):
+                if c.vram_gb * share >= need_gb and (c.fp8 or not fp8):
+                    nxt = c
+                    break
+        if nxt is None:
             self.caveat("vllm_headroom", headroom=self.room(headroom_gb))
             return
-        nxt = min(roomy, key=lambda c: (c.monthly_usd, c.vram_gb))
         self.caveat(
             "vllm_headroom",
             key="caveat.vllm_headroom_next",
@@ -344,6 +344,14 @@ def _note(code: str, text: str) -> Note:
 
 _new = object.__new__
 _tuple_new = tuple.__new__
+
+
+@lru_cache(maxsize=8)
+def _singles_by_price(cat: Catalog) -> tuple[Card, ...]:
+    """The cards rented one at a time, by (price, VRAM), ties in catalog order (as ``min``
+    by that key picks); per catalog."""
+    singles = [c for c in cat.cards if c.min_count == 1]
+    return tuple(sorted(singles, key=lambda c: (c.monthly_usd, c.vram_gb)))
 
 
 @lru_cache(maxsize=8)
