@@ -8,7 +8,7 @@ the way tensor parallelism splits it. Whether the fleet rents that set is a sepa
 from __future__ import annotations
 
 from engine import native
-from engine.answer_types import FitChange, FitOption, Request
+from engine.answer_types import FitChange, FitOption, ModelRef, Request
 from engine.frozen import as_float as _float
 from engine.kinds.base import Builder
 from engine.kinds.hardware import (
@@ -264,50 +264,55 @@ def more_cards(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
     out: list[FitChange] = []
     if not counts:
         return out
-    unit = known.vram_gb  # n of the card hold unit * n
-    kv_heads, replicated = (None if m.mla else m.kv_heads), bool(m.mla)
     table = rungs(b, req)
-
-    def holds_on(g: Rung, n: int) -> bool:
-        """Whether the rung fits on n cards, read from the rung table (the very sums). vLLM's tensor
-        parallelism needs the KV heads to divide by n (or n by them); llama.cpp (GGUF) splits
-        by layers and takes any count."""
-        if not (g.split or m.mla or not m.kv_heads or m.kv_heads % n == 0 or n % m.kv_heads == 0):
-            return False
-        return _room_on_cards(g, unit, n, kv_heads, replicated) >= 0
-
+    sets = _sets_of(known.vram_gb, counts, table[0].kv, m)
     same = None
     if runnable(b, hw, req):
         asked = next(g for g in table if g.req is req)
-        same = next((n for n in counts if holds_on(asked, n)), None)
-        if same is not None:
-            out.append(_cards(req, asked, unit, same, kv_heads, replicated))
+        for n, cap, extra, tp in sets:
+            if (tp or asked.split) and cap - asked.total - extra >= 0:
+                same = n
+                out.append(_cards(req, asked, n, cap - asked.total - extra))
+                break
     if same == counts[0]:
         return out
     asked_bytes = b.breakdown(req).parts["weights"]
     # the rungs and their weights do not depend on the count (FP8 support is the card's)
     lighter = [g for g in table if g.weights < asked_bytes and _runs(b, hw, g)]
-    for n in counts:
+    for n, cap, extra, tp in sets:
         if same is not None and n >= same:
             break
-        lower = next((g for g in lighter if holds_on(g, n)), None)
-        if lower is not None:
-            out.append(_cards(req, lower, unit, n, kv_heads, replicated))
-            break
+        for g in lighter:  # the first (most bytes) that holds on n cards
+            if (tp or g.split) and cap - g.total - extra >= 0:
+                out.append(_cards(req, g, n, cap - g.total - extra))
+                return out
     return out
 
 
-def _cards(
-    req: Request, g: Rung, unit: float, n: int, kv_heads: int | None, replicated: bool
-) -> FitChange:
-    """``_change`` on n cards of ``unit`` GB for the rung's request, read from the rung table:
-    its total and cache are that request's breakdown (it differs from ``req`` in its weights)."""
-    room = _room_on_cards(g, unit, n, kv_heads, replicated)
+def _sets_of(
+    unit: float, counts: list[int], kv: float, m: ModelRef
+) -> list[tuple[int, float, float, bool]]:
+    """(n, VRAM of n cards of ``unit`` GB, the copied cache over the set, whether vLLM's tensor
+    parallelism splits the KV heads on n cards) for each count: what ``room_on`` of a rung
+    on n cards reads besides its total (every rung's cache is the request's one sum). The
+    KV heads must divide by n (or n by them); llama.cpp (GGUF) splits by layers, any n."""
+    kv_heads, replicated = (None if m.mla else m.kv_heads), bool(m.mla)
+    mkv = m.kv_heads
+    return [
+        (
+            n,
+            unit * n,
+            kv_extra_gb(kv, n, kv_heads, replicated) * n,
+            bool(m.mla) or not mkv or mkv % n == 0 or n % mkv == 0,
+        )
+        for n in counts
+    ]
+
+
+def _cards(req: Request, g: Rung, n: int, room: float) -> FitChange:
+    """``_change`` on n cards for the rung's request, read from the rung table: its total and
+    cache are that request's breakdown (it differs from ``req`` in its weights); ``room`` is
+    ``room_on`` of it on the n cards."""
     return _fit_change(
         "cards", g.precision, req.kv_dtype, req.context_tokens, req.batch, n, g.total, room
     )
-
-
-def _room_on_cards(g: Rung, unit: float, n: int, kv_heads: int | None, replicated: bool) -> float:
-    """``room_on`` of a rung on n cards of ``unit`` GB: a set's copied cache counts on each."""
-    return unit * n - g.total - kv_extra_gb(g.kv, n, kv_heads, replicated) * n
