@@ -40,11 +40,8 @@ class Builder:
         self.caveats: list[Note] = []
         self.assumptions: list[Note] = []
         # Pure results memoised for this one answer (a fit asks the same sums many times).
-        # Keys hold ids; each value keeps its model alive, so an id is never reused meanwhile.
-        self._bd: dict[tuple[Any, ...], tuple[Any, Breakdown]] = {}
+        # Keys hold ids; each value keeps its object alive, so an id is never reused meanwhile.
         self._bd_of: dict[int, tuple[Request, Breakdown]] = {}  # by request object
-        self._wl: dict[tuple[Any, ...], tuple[Any, Workload]] = {}
-        self._wl_of: dict[int, tuple[Request, float, Workload]] = {}  # by request object
         self.memo: dict[tuple[Any, ...], Any] = {}  # the kinds' own per-answer results
 
     # -- text helpers (the voice's, for short call sites)
@@ -98,16 +95,12 @@ class Builder:
         return name if name in self.cat.card_by_name else None
 
     def breakdown(self, req: Request) -> Breakdown:
-        seen = self._bd_of.get(id(req))  # the same request object again: the common case
+        """The request's memory sums, once per request object for the answer (the same
+        object is asked again and again; two objects with the same fields are rare)."""
+        seen = self._bd_of.get(id(req))
         if seen is not None:
             return seen[1]
-        key = sizing_key(req)
-        hit = self._bd.get(key)
-        if hit is not None:
-            bd = hit[1]
-        else:
-            bd = self._breakdown(req)
-            self._bd[key] = (req.model, bd)
+        bd = self._breakdown(req)
         self._bd_of[id(req)] = (req, bd)
         return bd
 
@@ -133,20 +126,7 @@ class Builder:
         return kv
 
     def workload(self, req: Request, need_gb: float) -> Workload:
-        seen = self._wl_of.get(id(req))  # the same request object again: no key to hash
-        if seen is not None and seen[1] == need_gb:
-            return seen[2]
-        key = (*sizing_key(req), need_gb)
-        hit = self._wl.get(key)
-        if hit is not None:
-            w = hit[1]
-        else:
-            w = self._workload(req, need_gb)
-            self._wl[key] = (req.model, w)
-        self._wl_of[id(req)] = (req, need_gb, w)
-        return w
-
-    def _workload(self, req: Request, need_gb: float) -> Workload:
+        """What a set must satisfy for ``req`` (no memo: an answer almost never asks twice)."""
         m = req.model
         assert m is not None
         if req.task != "inference":  # no read, no cache split: the Workload defaults
@@ -318,19 +298,6 @@ class Builder:
             return None
         kvb = self.cat.kv_by_name[req.kv_dtype].bytes
         return kv_bytes_per_token(req.model, kvb, req.context_tokens)
-
-
-def sizing_key(req: Request) -> tuple[Any, ...]:
-    """Every field the memory sums read (the model by identity: copies share it)."""
-    return (
-        id(req.model),
-        req.task,
-        req.precision,
-        req.weight_parts,
-        req.kv_dtype,
-        req.context_tokens,
-        req.batch,
-    )
 
 
 def _note(code: str, text: str) -> Note:
