@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -192,6 +193,36 @@ def _singles(catalog: Catalog) -> tuple[tuple[Card, int, float, float], ...]:
     return tuple(s for s in fleet_sets(catalog) if s[1] == 1)
 
 
+def _cheapest_single(catalog: Catalog, w: Workload) -> tuple[Card, int] | None:
+    """``_cheapest(_singles(catalog), w)``, read from a per-catalog table by the need."""
+    steps = _single_steps(catalog)
+    if steps is None:
+        return _cheapest(_singles(catalog), w)
+    caps, cards = steps[1 if w.needs_fp8 else 0]
+    k = bisect_left(caps, w.need_gb)  # the smallest capacity at or above the need
+    return (cards[k], 1) if k < len(caps) else None
+
+
+_Steps = tuple[tuple[float, ...], tuple[Card, ...]]
+
+
+@lru_cache(maxsize=8)
+def _single_steps(catalog: Catalog) -> tuple[_Steps, _Steps] | None:
+    """For a need without and with FP8 weights: the capacities of the single cards one may
+    rent alone, ascending, and for each the cheapest such card that holds that much (a need
+    fits the cards that hold the first capacity at or above it). None when two single cards
+    cost the same: the speed breaks that tie, so the scan decides."""
+    singles = _singles(catalog)
+    if len({s[3] for s in singles}) < len(singles):
+        return None
+    out = []
+    for fp8 in (False, True):
+        ok = [s for s in singles if s[0].min_count <= 1 and (s[0].fp8 or not fp8)]
+        caps = sorted({s[2] for s in ok})
+        out.append((tuple(caps), tuple(next(s[0] for s in ok if s[2] >= c) for c in caps)))
+    return out[0], out[1]
+
+
 def _cheapest(
     sets: tuple[tuple[Card, int, float, float], ...], w: Workload
 ) -> tuple[Card, int] | None:
@@ -222,7 +253,7 @@ def recommend(catalog: Catalog, w: Workload) -> tuple[Pick | None, int | None]:
 
     The pick is the first single card of the options or else its first set, found without
     building and sorting the whole list."""
-    best = _cheapest(_singles(catalog), w) or _cheapest(fleet_sets(catalog), w)
+    best = _cheapest_single(catalog, w) or _cheapest(fleet_sets(catalog), w)
     if best is not None:
         return make_pick(catalog, best[0], best[1], w), None
     node = catalog.card_by_name[catalog.fleet.cluster.card]
