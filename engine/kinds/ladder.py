@@ -91,19 +91,23 @@ def ladder_options(
     assert m is not None
     vram, count, bw, hw_fp8 = hw.vram_gb, hw.count, hw.bandwidth_gbps, hw.fp8
     copies = count > 1 and (hw.card is not None or hw.owned is not None)
-    kv_heads, replicated = (None if m.mla else m.kv_heads), bool(m.mla)
+    table = rungs(b, req)
+    # every rung's cache is the request's one sum: the copied cache is the same on each
+    extra = 0.0
+    if copies:
+        extra = kv_extra_gb(table[0].kv, count, None if m.mla else m.kv_heads, bool(m.mla))
+    spill = extra * count
     kvd, ctx, batch = req.kv_dtype, req.context_tokens, req.batch
     said = b.q.precision
     shown: list[Rung] = []
     options: list[FitOption] = []
     asked_at = best_at = None
-    for g in rungs(b, req):
+    for g in table:
         if g.fp8 and not (bool(hw_fp8) if hw_fp8 is not None else g.precision == said):
             continue  # _runs: FP8 weights on hardware without FP8
         if g.req is req:
             asked_at = len(options)
-        extra = kv_extra_gb(g.kv, count, kv_heads, replicated) if copies else 0.0
-        room = vram - g.total - extra * count
+        room = vram - g.total - spill
         dec = None
         if room >= 0:
             if best_at is None:
