@@ -33,6 +33,8 @@ class Probe:
     plain amount all leave ``vram - total - extra * count`` (a plain amount is one card).
     """
 
+    __slots__ = ("count", "kvb", "model", "per_token", "runs", "share", "state", "vram", "weights")
+
     def __init__(self, b: Builder, hw: Hardware, req: Request) -> None:
         assert req.model is not None and req.task == "inference"
         m = req.model
