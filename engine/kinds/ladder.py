@@ -26,6 +26,7 @@ from engine.sizing import OVERHEAD_GB, kv_cache_gb
 
 __all__ = [  # the hardware helpers and the limit searches are reached through this module too
     "CTX_STEP",
+    "KV_READ_SHARE",
     "LADDER",
     "Hardware",
     "Probe",
