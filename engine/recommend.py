@@ -114,7 +114,9 @@ def make_pick(
     if row is None or row[0] is not card:  # a set the fleet does not offer: the long way
         row = _pick_row(catalog, card, count)
     _, list_usd, pct, price, hourly, bw_one, bw_n = row
-    headroom = set_headroom_gb(card, count, w)
+    # set_headroom_gb(card, count, w), written out: one card copies no cache
+    extra = 0.0 if count == 1 else kv_extra_gb(w.kv_gb, count, w.kv_heads, w.kv_replicated)
+    headroom = card.vram_gb * count - w.need_gb - extra * count
     read = w.weights_read_gb
     # Trusted numbers computed here: stored straight (Pick.model_construct with every field
     # given, the defaults loop skipped), as this runs for every configuration shown
