@@ -69,13 +69,13 @@ def fit_on(b: Builder, hw: Hardware, req: Request, w: Workload) -> Fit:
         steps = ladder.context_cap(req) // ladder.CTX_STEP
         mctx = p.longest(req.batch, steps) * ladder.CTX_STEP
         mbatch = p.most_users(req.context_tokens)
-        if best is not None and best_at is not None:
+        if best_at is not None:
             g = shown_rungs[best_at]  # it fits, so it runs: only its weights differ from req's
             best_ctx = (
                 mctx if g.req is req else p.longest(req.batch, steps, g.weights) * ladder.CTX_STEP
             )
             # this call's own fresh option, not shared yet: its one late field filled in place
-            best.__dict__["max_context_tokens"] = best_ctx
+            options[best_at].__dict__["max_context_tokens"] = best_ctx
             shown_rung = g
         if fits and asked_at is not None:
             shown_rung = shown_rungs[asked_at]
