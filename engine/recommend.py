@@ -10,8 +10,8 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from functools import lru_cache
-from operator import itemgetter
 from typing import NamedTuple
 
 from engine.answer_types import Pick
@@ -114,7 +114,9 @@ def make_pick(
     if row is None or row[0] is not card:  # a set the fleet does not offer: the long way
         row = _pick_row(catalog, card, count)
     _, list_usd, pct, price, hourly, bw_one, bw_n = row
-    headroom = set_headroom_gb(card, count, w)
+    # set_headroom_gb(card, count, w), written out: one card copies no cache
+    extra = 0.0 if count == 1 else kv_extra_gb(w.kv_gb, count, w.kv_heads, w.kv_replicated)
+    headroom = card.vram_gb * count - w.need_gb - extra * count
     read = w.weights_read_gb
     # Trusted numbers computed here: stored straight (Pick.model_construct with every field
     # given, the defaults loop skipped), as this runs for every configuration shown
@@ -143,7 +145,7 @@ _PickRow = tuple[Card, float, float, float, float | None, float, float]
 @lru_cache(maxsize=8)
 def _pick_rows(catalog: Catalog) -> dict[tuple[str, int], _PickRow]:
     """What ``make_pick`` reads of every set the fleet offers, computed once per catalog."""
-    return {(c.name, n): _pick_row(catalog, c, n) for c, n, _, _ in _sets(catalog)}
+    return {(c.name, n): _pick_row(catalog, c, n) for c, n, _, _ in fleet_sets(catalog)}
 
 
 def _pick_row(catalog: Catalog, card: Card, count: int) -> _PickRow:
@@ -170,14 +172,8 @@ def set_allowed(card: Card, count: int, w: Workload) -> str | None:
     return None
 
 
-# A configuration that holds the need, turned into a Pick when shown: a plain tuple of
-# (price, -decode ceiling: ties on price go to the faster card, cards in the set, card),
-# built for every set of every sizing answer (a named tuple costs several times more)
-_Option = tuple[float, float, int, Card]
-
-
 @lru_cache(maxsize=8)
-def _sets(catalog: Catalog) -> tuple[tuple[Card, int, float, float], ...]:
+def fleet_sets(catalog: Catalog) -> tuple[tuple[Card, int, float, float], ...]:
     """Every (card, count, capacity GB, price) the fleet offers, cheapest first; per catalog."""
     out = [
         (card, n, card.vram_gb * n, set_price(catalog, card, n)[2])
@@ -188,94 +184,51 @@ def _sets(catalog: Catalog) -> tuple[tuple[Card, int, float, float], ...]:
 
 
 @lru_cache(maxsize=8)
-def _scan(
-    catalog: Catalog,
-) -> tuple[tuple[Card, int, float, float, bool, bool, bool, float, float], ...]:
-    """:func:`_sets` with what ``_options`` reads of each card: (card, count, capacity, price,
-    no FP8, a single it does not rent, no full fine-tuning sets, bandwidth x 1, x count)."""
-    return tuple(
-        (
-            card,
-            n,
-            capacity,
-            price,
-            not card.fp8,
-            n == 1 and card.min_count > 1,
-            not card.full_ft_sets,
-            card.bandwidth_gbps * 1,
-            card.bandwidth_gbps * n,
-        )
-        for card, n, capacity, price in _sets(catalog)
-    )
-
-
-def _options(catalog: Catalog, w: Workload) -> list[_Option]:
-    """Every set that holds the need and is allowed, cheapest first, ties to the faster.
-
-    ``set_headroom_gb`` and ``set_allowed`` written out with the workload's fields read once
-    and the cards' from a per-catalog table: this runs over every set of the fleet. (A set's
-    count is always one of its card's ``set_sizes``: the table is built from them.)"""
-    need, read, split = w.need_gb, w.weights_read_gb, w.layer_split
-    kv_gb, kv_heads, replicated = w.kv_gb, w.kv_heads, w.kv_replicated
-    fp8, heads = w.needs_fp8, w.attention_heads
-    full = w.task == "full"
-    inference = w.task == "inference"
-    out = []
-    for card, n, capacity, price, no_fp8, blocked, no_full, bw_one, bw_n in _scan(catalog):
-        if capacity < need or (fp8 and no_fp8):
-            continue
-        if n == 1:
-            if blocked:
-                continue
-        else:
-            extra = 0.0  # kv_extra_gb(kv_gb, n, kv_heads, replicated), term for term
-            if kv_gb:
-                if replicated:
-                    extra = kv_gb * 1.0 - kv_gb / n
-                elif kv_heads and kv_heads < n:
-                    extra = kv_gb * (1 / kv_heads) - kv_gb / n
-            if (
-                capacity - need - extra * n < 0
-                or (full and no_full)
-                or (inference and heads and heads % n)
-                or (inference and kv_heads and kv_heads > n and kv_heads % n)
-            ):
-                continue
-        # decode_for(...) or 0.0, written out: bandwidth x (1 if split else n) / read
-        decode = (bw_one if split else bw_n) / read if read else 0.0
-        out.append((price, -decode, n, card))
-    if _price_ties(catalog):  # else the table's own order, cheapest first, is the sorted one
-        out.sort(key=_by_price_then_speed)
-    return out
-
-
-_by_price_then_speed = itemgetter(0, 1)
-
-
-@lru_cache(maxsize=8)
-def _price_ties(catalog: Catalog) -> bool:
-    """Whether two sets of the fleet cost the same: only then can the speed reorder
-    ``_options`` (its sets come from a table sorted by price, and the sort is stable)."""
-    prices = [s[3] for s in _sets(catalog)]
-    return len(set(prices)) < len(prices)
-
-
-@lru_cache(maxsize=8)
 def cheapest_price(catalog: Catalog) -> float:
     """The lowest monthly price of any set the fleet offers: no pick costs less."""
-    return min(s[3] for s in _sets(catalog))
+    return min(s[3] for s in fleet_sets(catalog))
 
 
 @lru_cache(maxsize=8)
 def _singles(catalog: Catalog) -> tuple[tuple[Card, int, float, float], ...]:
-    """The single cards of :func:`_sets`, in the same order."""
-    return tuple(s for s in _sets(catalog) if s[1] == 1)
+    """The single cards of :func:`fleet_sets`, in the same order."""
+    return tuple(s for s in fleet_sets(catalog) if s[1] == 1)
+
+
+def _cheapest_single(catalog: Catalog, w: Workload) -> tuple[Card, int] | None:
+    """``_cheapest(_singles(catalog), w)``, read from a per-catalog table by the need."""
+    steps = _single_steps(catalog)
+    if steps is None:
+        return _cheapest(_singles(catalog), w)
+    caps, cards = steps[1 if w.needs_fp8 else 0]
+    k = bisect_left(caps, w.need_gb)  # the smallest capacity at or above the need
+    return (cards[k], 1) if k < len(caps) else None
+
+
+_Steps = tuple[tuple[float, ...], tuple[Card, ...]]
+
+
+@lru_cache(maxsize=8)
+def _single_steps(catalog: Catalog) -> tuple[_Steps, _Steps] | None:
+    """For a need without and with FP8 weights: the capacities of the single cards one may
+    rent alone, ascending, and for each the cheapest such card that holds that much (a need
+    fits the cards that hold the first capacity at or above it). None when two single cards
+    cost the same: the speed breaks that tie, so the scan decides."""
+    singles = _singles(catalog)
+    if len({s[3] for s in singles}) < len(singles):
+        return None
+    out = []
+    for fp8 in (False, True):
+        ok = [s for s in singles if s[0].min_count <= 1 and (s[0].fp8 or not fp8)]
+        caps = sorted({s[2] for s in ok})
+        out.append((tuple(caps), tuple(next(s[0] for s in ok if s[2] >= c) for c in caps)))
+    return out[0], out[1]
 
 
 def _cheapest(
     sets: tuple[tuple[Card, int, float, float], ...], w: Workload
 ) -> tuple[Card, int] | None:
-    """The first of ``sets`` that ``_options`` would sort first: the cheapest that holds the
+    """The first of ``sets`` that ``engine.alternatives._options`` would sort first: the cheapest that holds the
     need, ties to the faster, then to the earlier. ``sets`` are cheapest first, so the scan
     stops at the first dearer one once something is found."""
     best: tuple[Card, int] | None = None
@@ -300,80 +253,14 @@ def _cheapest(
 def recommend(catalog: Catalog, w: Workload) -> tuple[Pick | None, int | None]:
     """(pick, None) or (None, cluster nodes) when even the largest node is too small.
 
-    The pick is the first single card of ``_options`` or else its first set, found without
+    The pick is the first single card of the options or else its first set, found without
     building and sorting the whole list."""
-    best = _cheapest(_singles(catalog), w) or _cheapest(_sets(catalog), w)
+    best = _cheapest_single(catalog, w) or _cheapest(fleet_sets(catalog), w)
     if best is not None:
         return make_pick(catalog, best[0], best[1], w), None
     node = catalog.card_by_name[catalog.fleet.cluster.card]
     node_gb = node.vram_gb * catalog.fleet.cluster.cards_per_node
     return None, cluster_nodes(w.need_gb, node_gb)
-
-
-def recommend_with_alternatives(
-    catalog: Catalog, w: Workload
-) -> tuple[Pick | None, int | None, list[Pick]]:
-    """``recommend`` and its ``alternatives`` from one list of options: the pick is its first
-    single card, or else its first set (what ``recommend``'s scans find)."""
-    options = _options(catalog, w)
-    if not options:
-        return (*recommend(catalog, w), [])
-    best = next((o for o in options if o[2] == 1), options[0])
-    pick = make_pick(catalog, best[3], best[2], w)
-    return pick, None, alternatives(catalog, w, pick, options)
-
-
-def alternatives(
-    catalog: Catalog,
-    w: Workload,
-    pick: Pick,
-    options: list[_Option],
-) -> list[Pick]:
-    """Up to two useful other options: a CUDA card when the pick is ROCm, a faster card at a
-    modest premium, a cheaper multi-card set, or more room when the pick is tight
-    (``options``: the workload's own ``_options``)."""
-    name, count = pick.card, pick.count
-    # an option is (price, -decode, n, card); each reason takes the first option (cheapest
-    # first) that meets it and is not taken yet, until two are taken: plain loops, no closures
-    rest = [o for o in options if o[2] != count or o[3].name != name]
-    chosen: list[tuple[_Option, str]] = []
-    taken: list[tuple[str, int]] = []
-    if catalog.card_by_name[name].platform != "CUDA":
-        cuda = next((o for o in rest if o[3].platform == "CUDA"), None)  # nothing taken yet
-        if cuda is not None:
-            chosen.append((cuda, "cuda"))
-            taken.append((cuda[3].name, cuda[2]))
-    price = pick.monthly_usd
-    if pick.decode_tok_s:
-        floor = pick.decode_tok_s * 1.5
-        dearest = price * 2.5
-        for o in rest:
-            if -o[1] >= floor and o[0] <= dearest and (o[3].name, o[2]) not in taken:
-                chosen.append((o, "faster"))
-                taken.append((o[3].name, o[2]))
-                break
-    if len(chosen) < _LIMIT:
-        for o in rest:
-            if o[0] < price and o[2] > 1 and (o[3].name, o[2]) not in taken:
-                chosen.append((o, "cheaper_set"))
-                taken.append((o[3].name, o[2]))
-                break
-    if pick.tight and len(chosen) < _LIMIT:
-        roomy = _roomier(rest, taken, w)
-        if roomy is not None:
-            chosen.append((roomy, "roomier"))
-    return [make_pick(catalog, o[3], o[2], w, reason) for o, reason in chosen]
-
-
-_LIMIT = 2  # alternatives shown at most
-
-
-def _roomier(rest: list[_Option], taken: list[tuple[str, int]], w: Workload) -> _Option | None:
-    """The first option not taken that is not tight for the workload."""
-    for o in rest:
-        if (o[3].name, o[2]) not in taken and not is_tight(set_headroom_gb(o[3], o[2], w), o[2]):
-            return o
-    return None
 
 
 def tensor_parallel_counts(attention_heads: int, max_cards: int = NODE_CARDS) -> list[int]:

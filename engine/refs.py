@@ -86,7 +86,28 @@ def _assumed(size_b: float, like: Shape | ModelSpec, source: str) -> ModelRef:
 
 
 def typical_ref(cat: Catalog, size_b: float) -> ModelRef:
-    """A bare size: the guide's typical shape, or the nearest real dense GQA model's shape."""
+    """A bare size: the guide's typical shape, or the nearest real dense GQA model's shape.
+
+    One immutable ref per size and catalog, made on the size's first ask (the same few sizes
+    are asked again and again); the memo starts over when it holds ``TYPICAL_KEPT``."""
+    kept = _typical_kept(cat)
+    ref = kept.get(size_b)
+    if ref is None:
+        if len(kept) >= TYPICAL_KEPT:
+            kept.clear()
+        ref = kept[size_b] = _typical_ref(cat, size_b)
+    return ref
+
+
+TYPICAL_KEPT = 256
+
+
+@per_catalog
+def _typical_kept(cat: Catalog) -> dict[float, ModelRef]:
+    return {}
+
+
+def _typical_ref(cat: Catalog, size_b: float) -> ModelRef:
     for s in cat.shapes:
         if abs(s.params_b - size_b) < 1e-9:
             return _assumed(size_b, s, s.like)

@@ -10,7 +10,7 @@ from typing import Any
 from engine import native
 from engine.answer_types import Answer, Context, ModelRef, Note, Pick, Request
 from engine.catalog import Catalog
-from engine.models import Lang
+from engine.models import Card, Lang
 from engine.recommend import Workload, recommend
 from engine.sizing import (
     Breakdown,
@@ -40,11 +40,8 @@ class Builder:
         self.caveats: list[Note] = []
         self.assumptions: list[Note] = []
         # Pure results memoised for this one answer (a fit asks the same sums many times).
-        # Keys hold ids; each value keeps its model alive, so an id is never reused meanwhile.
-        self._bd: dict[tuple[Any, ...], tuple[Any, Breakdown]] = {}
+        # Keys hold ids; each value keeps its object alive, so an id is never reused meanwhile.
         self._bd_of: dict[int, tuple[Request, Breakdown]] = {}  # by request object
-        self._wl: dict[tuple[Any, ...], tuple[Any, Workload]] = {}
-        self._wl_of: dict[int, tuple[Request, float, Workload]] = {}  # by request object
         self.memo: dict[tuple[Any, ...], Any] = {}  # the kinds' own per-answer results
 
     # -- text helpers (the voice's, for short call sites)
@@ -98,16 +95,12 @@ class Builder:
         return name if name in self.cat.card_by_name else None
 
     def breakdown(self, req: Request) -> Breakdown:
-        seen = self._bd_of.get(id(req))  # the same request object again: the common case
+        """The request's memory sums, once per request object for the answer (the same
+        object is asked again and again; two objects with the same fields are rare)."""
+        seen = self._bd_of.get(id(req))
         if seen is not None:
             return seen[1]
-        key = sizing_key(req)
-        hit = self._bd.get(key)
-        if hit is not None:
-            bd = hit[1]
-        else:
-            bd = self._breakdown(req)
-            self._bd[key] = (req.model, bd)
+        bd = self._breakdown(req)
         self._bd_of[id(req)] = (req, bd)
         return bd
 
@@ -133,20 +126,7 @@ class Builder:
         return kv
 
     def workload(self, req: Request, need_gb: float) -> Workload:
-        seen = self._wl_of.get(id(req))  # the same request object again: no key to hash
-        if seen is not None and seen[1] == need_gb:
-            return seen[2]
-        key = (*sizing_key(req), need_gb)
-        hit = self._wl.get(key)
-        if hit is not None:
-            w = hit[1]
-        else:
-            w = self._workload(req, need_gb)
-            self._wl[key] = (req.model, w)
-        self._wl_of[id(req)] = (req, need_gb, w)
-        return w
-
-    def _workload(self, req: Request, need_gb: float) -> Workload:
+        """What a set must satisfy for ``req`` (no memo: an answer almost never asks twice)."""
         m = req.model
         assert m is not None
         if req.task != "inference":  # no read, no cache split: the Workload defaults
@@ -243,15 +223,15 @@ class Builder:
         if not 0 <= headroom_gb < vram_gb * native.VLLM_DEFAULT_SHARE:
             return
         share = 1 - native.VLLM_DEFAULT_SHARE
-        roomy = [
-            c
-            for c in self.cat.cards
-            if c.vram_gb * share >= need_gb and c.min_count == 1 and (c.fp8 or not fp8)
-        ]
-        if not need_gb or not roomy:
+        nxt = None  # the cheapest single card (then the smallest) that leaves that room
+        if need_gb:
+            for c in _singles_by_price(self.cat):
+                if c.vram_gb * share >= need_gb and (c.fp8 or not fp8):
+                    nxt = c
+                    break
+        if nxt is None:
             self.caveat("vllm_headroom", headroom=self.room(headroom_gb))
             return
-        nxt = min(roomy, key=lambda c: (c.monthly_usd, c.vram_gb))
         self.caveat(
             "vllm_headroom",
             key="caveat.vllm_headroom_next",
@@ -320,19 +300,6 @@ class Builder:
         return kv_bytes_per_token(req.model, kvb, req.context_tokens)
 
 
-def sizing_key(req: Request) -> tuple[Any, ...]:
-    """Every field the memory sums read (the model by identity: copies share it)."""
-    return (
-        id(req.model),
-        req.task,
-        req.precision,
-        req.weight_parts,
-        req.kv_dtype,
-        req.context_tokens,
-        req.batch,
-    )
-
-
 def _note(code: str, text: str) -> Note:
     """``Note.model_construct(code=code, text=text)``: both fields given, stored straight."""
     n = _new(Note)
@@ -344,6 +311,14 @@ def _note(code: str, text: str) -> Note:
 
 _new = object.__new__
 _tuple_new = tuple.__new__
+
+
+@lru_cache(maxsize=8)
+def _singles_by_price(cat: Catalog) -> tuple[Card, ...]:
+    """The cards rented one at a time, by (price, VRAM), ties in catalog order (as ``min``
+    by that key picks); per catalog."""
+    singles = [c for c in cat.cards if c.min_count == 1]
+    return tuple(sorted(singles, key=lambda c: (c.monthly_usd, c.vram_gb)))
 
 
 @lru_cache(maxsize=8)

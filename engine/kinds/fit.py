@@ -8,7 +8,7 @@ from engine.answer_types import Answer, Fit, Limit, LimitOption, Pick, Request, 
 from engine.frozen import as_float as _float
 from engine.kinds import ladder
 from engine.kinds.base import Builder
-from engine.kinds.ladder import Hardware
+from engine.kinds.ladder import Hardware, Rung
 from engine.kinds.sizing import training_notes
 from engine.limits import MAX_BATCH, MAX_CONTEXT_TOKENS
 from engine.recommend import Workload, is_tight, recommend, set_price
@@ -34,6 +34,15 @@ def targets(b: Builder, req: Request) -> list[Hardware]:
     return out
 
 
+def _best_request(
+    b: Builder, req: Request, shown_rungs: list[Rung] | None, best_at: int | None
+) -> Request | None:
+    """The request of the first rung that fits (None: none does), made only when asked for."""
+    if best_at is None:
+        return None
+    return req if shown_rungs is None else ladder.rung_request(b, req, shown_rungs[best_at])
+
+
 def rental_for(b: Builder, req: Request) -> Pick | None:
     """The cheapest rental that runs ``req`` (with its precision and need for the text)."""
     need = b.breakdown(req).total
@@ -45,29 +54,43 @@ def rental_for(b: Builder, req: Request) -> Pick | None:
 
 def fit_on(b: Builder, hw: Hardware, req: Request, w: Workload) -> Fit:
     """Every rung of the ladder on ``hw``, the asked one's verdict, limits and the changes
-    (``w``: the asked request's workload)."""
+    (``w``: the asked request's workload), in one pass over the rung table: the best rung's
+    speed, limit and change are read from its row and the asked request's probe, and its
+    request is made only when a rental must be found for it."""
     shown_rungs, options, asked_at, best_at = ladder.ladder_options(b, hw, req)
     # the asked request is one of the rungs when the hardware runs it: its option is that one
     asked = options[asked_at] if asked_at is not None else ladder.option(b, hw, req)
-    best_req = None
-    best = None
-    if best_at is not None:
-        best_req = req if shown_rungs is None else ladder.rung_request(b, req, shown_rungs[best_at])
-        # this call's own fresh option, not shared yet: its one late field filled in place
-        best = options[best_at]
-        best.__dict__["max_context_tokens"] = ladder.max_context(b, hw, best_req)
-    can_run = ladder.runnable(b, hw, req)
-    mctx = ladder.max_context(b, hw, req) if can_run else 0
-    mbatch = ladder.max_users(b, hw, req) if can_run else 0
-    is_offered, why = ladder.offered(hw, w)
     fits = asked.fits
-    shown = req if fits else best_req
-    dec, dec_kv = ladder.decode(b, hw, shown) if shown is not None else (None, None)
+    best = options[best_at] if best_at is not None else None
+    mctx = mbatch = 0
+    shown_rung = None  # the rung the speed lines show: the asked one when it fits, else the best
+    if shown_rungs is not None:  # inference: the limit searches read the asked request's probe
+        p = ladder.probe(b, hw, req)  # its searches give 0 when the hardware cannot run it
+        steps = ladder.context_cap(req) // ladder.CTX_STEP
+        mctx = p.longest(req.batch, steps) * ladder.CTX_STEP
+        mbatch = p.most_users(req.context_tokens)
+        if best_at is not None:
+            g = shown_rungs[best_at]  # it fits, so it runs: only its weights differ from req's
+            best_ctx = (
+                mctx if g.req is req else p.longest(req.batch, steps, g.weights) * ladder.CTX_STEP
+            )
+            # this call's own fresh option, not shared yet: its one late field filled in place
+            options[best_at].__dict__["max_context_tokens"] = best_ctx
+            shown_rung = g
+        if fits and asked_at is not None:
+            shown_rung = shown_rungs[asked_at]
+    elif best is not None:  # a training request: no context search
+        best.__dict__["max_context_tokens"] = 0
+    is_offered, why = ladder.offered(hw, w)
+    dec, dec_kv = ladder.rung_decode(hw, shown_rung) if shown_rung is not None else (None, None)
     card = hw.card
     price = None
     if card is not None and is_offered:
         price = set_price(b.cat, card, hw.count)[2]
-    rental = rental_for(b, shown) if shown is not None and not (is_offered and fits) else None
+    rental = None
+    if not (is_offered and fits):
+        shown = req if fits else _best_request(b, req, shown_rungs, best_at)
+        rental = rental_for(b, shown) if shown is not None else None
     headroom = asked.headroom_gb
     # Fit(...) stored straight, key by key in declaration order: the keyword call costs more
     # than the fit's own sums. Every field is given; the sums here are floats already, and
@@ -88,7 +111,7 @@ def fit_on(b: Builder, hw: Hardware, req: Request, w: Workload) -> Fit:
     d["offered"] = is_offered
     d["max_context_tokens"] = mctx
     d["max_batch"] = mbatch
-    d["changes"] = [] if fits else ladder.changes(b, hw, req, best_req, mctx, mbatch)
+    d["changes"] = [] if fits else ladder.changes(b, hw, req, best, mctx, mbatch)
     d["rental"] = rental
     d["interconnect"] = card.interconnect if card is not None else None
     d["link_gbps"] = card.link_gbps if card is not None else None

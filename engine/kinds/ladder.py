@@ -7,13 +7,8 @@ the way tensor parallelism splits it. Whether the fleet rents that set is a sepa
 
 from __future__ import annotations
 
-from functools import lru_cache
-from operator import itemgetter
-from typing import NamedTuple
-
 from engine import native
-from engine.answer_types import FitChange, FitOption, Request
-from engine.catalog import Catalog
+from engine.answer_types import FitChange, FitOption, ModelRef, Request
 from engine.frozen import as_float as _float
 from engine.kinds.base import Builder
 from engine.kinds.hardware import (
@@ -25,13 +20,17 @@ from engine.kinds.hardware import (
     runnable,
 )
 from engine.kinds.probe import CTX_STEP, Probe, context_cap, max_context, max_users, probe
+from engine.kinds.rungs import LADDER, Rung, rung_request, rungs
 from engine.recommend import kv_extra_gb
 from engine.sizing import OVERHEAD_GB, kv_cache_gb
 
 __all__ = [  # the hardware helpers and the limit searches are reached through this module too
     "CTX_STEP",
+    "KV_READ_SHARE",
+    "LADDER",
     "Hardware",
     "Probe",
+    "Rung",
     "capacity_hardware",
     "card_hardware",
     "context_cap",
@@ -39,11 +38,12 @@ __all__ = [  # the hardware helpers and the limit searches are reached through t
     "max_users",
     "offered",
     "owned_hardware",
+    "probe",
+    "rung_request",
+    "rungs",
     "runnable",
 ]
 
-# Weight precisions a fit is tried at: the sources' three, INT8 and the common GGUF types.
-LADDER = ("bf16", "fp8", "q8_0", "int8", "q6_k", "q5_k_m", "q4_k_m", "int4")
 KV_READ_SHARE = 0.10  # above this share of the weights, the KV read lowers the ceiling too
 
 
@@ -61,98 +61,6 @@ def room_on(b: Builder, hw: Hardware, req: Request) -> tuple[float, float]:
         kv = bd.parts["kv_cache"]
         extra = kv_extra_gb(kv, count, None if m.mla else m.kv_heads, bool(m.mla))
     return total, hw.vram_gb - total - extra * count
-
-
-class Rung(NamedTuple):
-    """One precision of the ladder with the sums every hardware reads: none depends on it."""
-
-    req: Request | None  # None until asked for (``rung_request``): most rungs are only compared
-    precision: str
-    total: float  # the breakdown's total, GB
-    weights: float
-    kv: float  # the breakdown's KV cache part (kv_cache_gb of the request)
-    fp8: bool  # FP8 weights: only FP8 hardware (or the asked plain amount) runs them
-    read: float  # weights read per decoded token, GB
-    split: bool  # GGUF: llama.cpp splits a set by layers
-
-
-def rungs(b: Builder, req: Request) -> list[Rung]:
-    """The asked inference request and every ladder precision the catalog has, most bytes
-    first (the rungs and their order do not depend on the hardware)."""
-    key = ("rungs", id(req))
-    hit = b.memo.get(key)
-    if hit is None:
-        hit = b.memo[key] = (req, _rungs(b, req))
-    result: list[Rung] = hit[1]
-    return result
-
-
-def _rungs(b: Builder, req: Request) -> list[Rung]:
-    m = req.model
-    assert m is not None
-    cat = b.cat
-    table = [_eager(b, req)]
-    kv = table[0].kv  # one cache sum serves every rung (Builder._breakdown's memo)
-    active = m.active_params_b or m.params_b
-    split_parts = m.embeddings_b is not None  # parts_for gives None for every one without
-    for p, bpp, fp8, gguf in _ladder_rows(cat):
-        if p == req.precision:
-            continue
-        parts = native.parts_for(cat, m, p) if split_parts else None
-        if parts is not None:  # a mixed checkpoint: the request and its sums, the long way
-            table.append(_eager(b, req.model_copy(update={"precision": p, "weight_parts": parts})))
-            continue
-        # Builder._breakdown / inference() / read_per_token_gb for one precision, term for term
-        w = m.params_b * bpp
-        row = (None, p, w + kv + OVERHEAD_GB, w, kv, fp8, active * bpp, gguf)
-        table.append(_tuple_new(Rung, row))  # Rung(*row), without its Python-level __new__
-    table.sort(key=_by_weights, reverse=True)  # stable: ties keep their order, as -weights did
-    return table
-
-
-@lru_cache(maxsize=8)
-def _ladder_rows(cat: Catalog) -> tuple[tuple[str, float, bool, bool], ...]:
-    """(name, bytes per parameter, needs FP8, GGUF) of each ladder precision the catalog has,
-    in ladder order; per catalog (``bytes_per_param`` is ``bits / 8``, read once here)."""
-    by_name = cat.precision_by_name
-    return tuple(
-        (p, by_name[p].bytes_per_param, by_name[p].needs_fp8, by_name[p].gguf)
-        for p in LADDER
-        if p in by_name
-    )
-
-
-_tuple_new = tuple.__new__
-_by_weights = itemgetter(3)  # Rung.weights
-
-
-def _eager(b: Builder, r: Request) -> Rung:
-    bd = b.breakdown(r)
-    parts = bd.parts
-    return Rung(
-        r,
-        r.precision,
-        bd.total,
-        parts["weights"],
-        parts["kv_cache"],
-        native.needs_fp8(b.cat, r),
-        native.read_per_token_gb(b.cat, r),
-        b.layer_split(r),
-    )
-
-
-def rung_request(b: Builder, req: Request, g: Rung) -> Request:
-    """The request of a rung of ``req``'s ladder: one object per rung for the whole answer
-    (the limit searches memoise by it)."""
-    if g.req is not None:
-        return g.req
-    key = ("rung", id(req), g.precision)
-    hit = b.memo.get(key)
-    if hit is None:
-        r = req.model_copy(update={"precision": g.precision, "weight_parts": None})
-        hit = b.memo[key] = (req, r)
-    result: Request = hit[1]
-    return result
 
 
 def _runs(b: Builder, hw: Hardware, g: Rung) -> bool:
@@ -184,19 +92,23 @@ def ladder_options(
     assert m is not None
     vram, count, bw, hw_fp8 = hw.vram_gb, hw.count, hw.bandwidth_gbps, hw.fp8
     copies = count > 1 and (hw.card is not None or hw.owned is not None)
-    kv_heads, replicated = (None if m.mla else m.kv_heads), bool(m.mla)
+    table = rungs(b, req)
+    # every rung's cache is the request's one sum: the copied cache is the same on each
+    extra = 0.0
+    if copies:
+        extra = kv_extra_gb(table[0].kv, count, None if m.mla else m.kv_heads, bool(m.mla))
+    spill = extra * count
     kvd, ctx, batch = req.kv_dtype, req.context_tokens, req.batch
     said = b.q.precision
     shown: list[Rung] = []
     options: list[FitOption] = []
     asked_at = best_at = None
-    for g in rungs(b, req):
+    for g in table:
         if g.fp8 and not (bool(hw_fp8) if hw_fp8 is not None else g.precision == said):
             continue  # _runs: FP8 weights on hardware without FP8
         if g.req is req:
             asked_at = len(options)
-        extra = kv_extra_gb(g.kv, count, kv_heads, replicated) if copies else 0.0
-        room = vram - g.total - extra * count
+        room = vram - g.total - spill
         dec = None
         if room >= 0:
             if best_at is None:
@@ -235,6 +147,17 @@ def decode(b: Builder, hw: Hardware, req: Request) -> tuple[float | None, float 
     return bw / read, lower
 
 
+def rung_decode(hw: Hardware, g: Rung) -> tuple[float | None, float | None]:
+    """``decode`` of a rung's request, read from its row (the very sums)."""
+    bw = hw.bandwidth_gbps
+    if bw is None:
+        return None, None
+    if g.split:
+        bw /= hw.count
+    read, kv = g.read, g.kv
+    return bw / read, (bw / (read + kv) if kv > KV_READ_SHARE * read else None)
+
+
 def ceiling(b: Builder, hw: Hardware, req: Request) -> float | None:
     """``decode(...)[0]``, without the cache's share of the read."""
     bw = hw.bandwidth_gbps
@@ -257,13 +180,6 @@ def option(b: Builder, hw: Hardware, req: Request) -> FitOption:
         fits=fits,
         headroom_gb=room,
         decode_tok_s=ceiling(b, hw, req) if fits else None,
-    )
-
-
-def _change(b: Builder, hw: Hardware, kind: str, req: Request, count: int) -> FitChange:
-    total, room = room_on(b, hw, req)
-    return _fit_change(
-        kind, req.precision, req.kv_dtype, req.context_tokens, req.batch, count, total, room
     )
 
 
@@ -293,14 +209,26 @@ def _fit_change(
 
 
 def changes(
-    b: Builder, hw: Hardware, req: Request, best: Request | None, mctx: int, mbatch: int
+    b: Builder, hw: Hardware, req: Request, best: FitOption | None, mctx: int, mbatch: int
 ) -> list[FitChange]:
-    """The smallest changes that make an asked setup that does not fit, fit: one slot each."""
+    """The smallest changes that make an asked setup that does not fit, fit: one slot each
+    (``best``: the first rung's option that fits, its sums ``room_on``'s of its request)."""
     out: list[FitChange] = []
     if req.task != "inference" or req.model is None:
         return out
     if best is not None and best.precision != req.precision:
-        out.append(_change(b, hw, "precision", best, hw.count))
+        out.append(
+            _fit_change(
+                "precision",
+                best.precision,
+                best.kv_dtype,
+                best.context_tokens,
+                best.batch,
+                hw.count,
+                best.total_gb,
+                best.headroom_gb,
+            )
+        )
     if req.kv_dtype != "fp8" and runnable(b, hw, req):  # the cache's type does not matter
         # whether req with an FP8 cache fits: its breakdown differs in the cache part only
         # (weights + kv_cache_gb + overhead, the order ``Breakdown.total`` sums them in)
@@ -341,50 +269,55 @@ def more_cards(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
     out: list[FitChange] = []
     if not counts:
         return out
-    unit = known.vram_gb  # n of the card hold unit * n
-    kv_heads, replicated = (None if m.mla else m.kv_heads), bool(m.mla)
     table = rungs(b, req)
-
-    def holds_on(g: Rung, n: int) -> bool:
-        """Whether the rung fits on n cards, read from the rung table (the very sums). vLLM's tensor
-        parallelism needs the KV heads to divide by n (or n by them); llama.cpp (GGUF) splits
-        by layers and takes any count."""
-        if not (g.split or m.mla or not m.kv_heads or m.kv_heads % n == 0 or n % m.kv_heads == 0):
-            return False
-        return _room_on_cards(g, unit, n, kv_heads, replicated) >= 0
-
+    sets = _sets_of(known.vram_gb, counts, table[0].kv, m)
     same = None
     if runnable(b, hw, req):
         asked = next(g for g in table if g.req is req)
-        same = next((n for n in counts if holds_on(asked, n)), None)
-        if same is not None:
-            out.append(_cards(req, asked, unit, same, kv_heads, replicated))
+        for n, cap, extra, tp in sets:
+            if (tp or asked.split) and cap - asked.total - extra >= 0:
+                same = n
+                out.append(_cards(req, asked, n, cap - asked.total - extra))
+                break
     if same == counts[0]:
         return out
     asked_bytes = b.breakdown(req).parts["weights"]
     # the rungs and their weights do not depend on the count (FP8 support is the card's)
     lighter = [g for g in table if g.weights < asked_bytes and _runs(b, hw, g)]
-    for n in counts:
+    for n, cap, extra, tp in sets:
         if same is not None and n >= same:
             break
-        lower = next((g for g in lighter if holds_on(g, n)), None)
-        if lower is not None:
-            out.append(_cards(req, lower, unit, n, kv_heads, replicated))
-            break
+        for g in lighter:  # the first (most bytes) that holds on n cards
+            if (tp or g.split) and cap - g.total - extra >= 0:
+                out.append(_cards(req, g, n, cap - g.total - extra))
+                return out
     return out
 
 
-def _cards(
-    req: Request, g: Rung, unit: float, n: int, kv_heads: int | None, replicated: bool
-) -> FitChange:
-    """``_change`` on n cards of ``unit`` GB for the rung's request, read from the rung table:
-    its total and cache are that request's breakdown (it differs from ``req`` in its weights)."""
-    room = _room_on_cards(g, unit, n, kv_heads, replicated)
+def _sets_of(
+    unit: float, counts: list[int], kv: float, m: ModelRef
+) -> list[tuple[int, float, float, bool]]:
+    """(n, VRAM of n cards of ``unit`` GB, the copied cache over the set, whether vLLM's tensor
+    parallelism splits the KV heads on n cards) for each count: what ``room_on`` of a rung
+    on n cards reads besides its total (every rung's cache is the request's one sum). The
+    KV heads must divide by n (or n by them); llama.cpp (GGUF) splits by layers, any n."""
+    kv_heads, replicated = (None if m.mla else m.kv_heads), bool(m.mla)
+    mkv = m.kv_heads
+    return [
+        (
+            n,
+            unit * n,
+            kv_extra_gb(kv, n, kv_heads, replicated) * n,
+            bool(m.mla) or not mkv or mkv % n == 0 or n % mkv == 0,
+        )
+        for n in counts
+    ]
+
+
+def _cards(req: Request, g: Rung, n: int, room: float) -> FitChange:
+    """``_change`` on n cards for the rung's request, read from the rung table: its total and
+    cache are that request's breakdown (it differs from ``req`` in its weights); ``room`` is
+    ``room_on`` of it on the n cards."""
     return _fit_change(
         "cards", g.precision, req.kv_dtype, req.context_tokens, req.batch, n, g.total, room
     )
-
-
-def _room_on_cards(g: Rung, unit: float, n: int, kv_heads: int | None, replicated: bool) -> float:
-    """``room_on`` of a rung on n cards of ``unit`` GB: a set's copied cache counts on each."""
-    return unit * n - g.total - kv_extra_gb(g.kv, n, kv_heads, replicated) * n

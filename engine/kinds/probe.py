@@ -33,6 +33,8 @@ class Probe:
     plain amount all leave ``vram - total - extra * count`` (a plain amount is one card).
     """
 
+    __slots__ = ("count", "kvb", "model", "per_token", "runs", "share", "state", "vram", "weights")
+
     def __init__(self, b: Builder, hw: Hardware, req: Request) -> None:
         assert req.model is not None and req.task == "inference"
         m = req.model
@@ -59,15 +61,21 @@ class Probe:
             per_token = kv_bytes_per_token(self.model, self.kvb, context_tokens)
         return per_token * context_tokens + self.state
 
-    def longest(self, batch: int, steps: int) -> int:
-        """The binary search of ``max_context`` over ``steps`` 1k steps, ``room`` written out."""
-        if not self.runs:
-            return 0
-        weights, vram, share, count = self.weights, self.vram, self.share, self.count
+    def longest(self, batch: int, steps: int, weights: float | None = None) -> int:
+        """The binary search of ``max_context`` over ``steps`` 1k steps, ``room`` written out.
+
+        ``weights``: another rung of the request that the hardware runs (its weights are all
+        that differ: the cache, the overhead and the hardware are the same)."""
+        if weights is None:
+            if not self.runs:
+                return 0
+            weights = self.weights
+        vram, share, count = self.vram, self.share, self.count
         per_token, state = self.per_token, self.state
         if share is None and per_token and batch > 0:
             guess = ((vram - weights - OVERHEAD_GB) * GB / batch - state) / per_token / CTX_STEP
-            return _walk(lambda mid: self._fits_tokens(mid, batch), guess, steps)
+            w = weights
+            return _walk(lambda mid: self._fits_tokens(mid, batch, w), guess, steps)
         window = None if per_token is not None else _window_terms(self.model, self.kvb)
         lo, hi = 0, steps
         while lo < hi:
@@ -120,13 +128,13 @@ class Probe:
         extra = kv * share - kv / count if share is not None and kv else 0.0
         return total, self.vram - total - extra * count
 
-    def _fits_tokens(self, mid: int, batch: int) -> bool:
+    def _fits_tokens(self, mid: int, batch: int, weights: float) -> bool:
         """The ``longest`` probe of ``mid`` steps, no copied cache (the very sums)."""
         tokens = mid * CTX_STEP
         per_token = self.per_token
         assert per_token is not None
         kv = (per_token * tokens + self.state) * batch / GB
-        total = self.weights + kv + OVERHEAD_GB
+        total = weights + kv + OVERHEAD_GB
         return self.vram - total - 0.0 * self.count >= 0
 
     def _fits_users(self, grow: float, mid: int) -> bool:

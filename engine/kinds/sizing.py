@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from engine.alternatives import recommend_with_alternatives
 from engine.answer_types import Answer, Pick, Request, new_answer
 from engine.kinds import ladder
 from engine.kinds.base import Builder
-from engine.recommend import cheapest_price, recommend, recommend_with_alternatives
+from engine.recommend import Workload, cheapest_price, recommend
 from engine.sizing import quick_rule_gb, training
 from engine.text.blocks import describe
 
@@ -31,10 +32,7 @@ def sizing(b: Builder, req: Request) -> Answer:
     )
     quick = quick_rule_gb(req.model.params_b, bpp)
     kvbpt = b.kv_per_token(req)
-    kv_lower = None
-    if pick is not None:
-        hw = ladder.card_hardware(b.cat.card_by_name[pick.card], pick.count)
-        kv_lower = ladder.decode(b, hw, req)[1]
+    kv_lower = _kv_lower(b, req, pick, w) if pick is not None else None
     answer = new_answer(
         {
             "kind": "sizing",
@@ -50,6 +48,19 @@ def sizing(b: Builder, req: Request) -> Answer:
         }
     )
     return b.finish(describe(b.voice, answer))
+
+
+def _kv_lower(b: Builder, req: Request, pick: Pick, w: Workload) -> float | None:
+    """``ladder.decode(...)[1]`` on the pick's set, from the workload's read and cache (the
+    request's very sums): the lower ceiling that also reads the KV cache."""
+    if req.task != "inference":
+        return None
+    bw = b.cat.card_by_name[pick.card].bandwidth_gbps * pick.count  # card_hardware's
+    if w.layer_split:  # llama.cpp reads the cards' layers one after another
+        bw /= pick.count
+    read, kv = w.weights_read_gb, w.kv_gb
+    assert read is not None
+    return bw / (read + kv) if kv > ladder.KV_READ_SHARE * read else None
 
 
 def training_notes(b: Builder, req: Request) -> None:
