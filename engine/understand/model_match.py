@@ -339,8 +339,11 @@ def read_model(q: Query, s: str, catalog: Catalog, size_neighbor: str = "") -> N
         # ("gpt-4") names a model we do not know (ask, never guess its shape); other words
         # ("70b for coding") were just not a model.
         near_size = bool(size_neighbor) and size_neighbor in q.model_words.split()
-        id_like = any(ID_LIKE.search(w) for w in q.model_words.split())
-        if not q.faq_topic and (near_size or id_like or q.wants_fit):  # or "does claude fit"
+        said = q.model_words.split()
+        id_like = any(ID_LIKE.search(w) for w in said)
+        # "does claude fit on a 4090": a word of letters where the model goes
+        named = q.wants_fit and any(w.isalpha() and len(w) > 2 for w in said)
+        if not q.faq_topic and (near_size or id_like or named):
             q.unmatched_model = True
         return  # nothing is close enough to offer: "not recognised", never a far guess
     best = ranked[0]
