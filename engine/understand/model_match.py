@@ -342,8 +342,8 @@ def read_model(q: Query, s: str, catalog: Catalog, size_neighbor: str = "") -> N
         said = q.model_words.split()
         id_like = any(ID_LIKE.search(w) for w in said)
         # "does claude fit on a 4090": a word of letters where the model goes
-        named = q.wants_fit and any(w.isalpha() and len(w) > 2 for w in said)
-        if not q.faq_topic and (near_size or id_like or named):
+        lettered = q.wants_fit and any(w.isalpha() and len(w) > 2 for w in said)
+        if not q.faq_topic and (near_size or id_like or lettered):
             q.unmatched_model = True
         return  # nothing is close enough to offer: "not recognised", never a far guess
     best = ranked[0]
