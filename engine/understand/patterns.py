@@ -163,11 +163,14 @@ SEVERAL_WORDS = lazy(r"\b(?:several|multiple|a\s+few|kilk[au]|paru|หลาย)
 _PLURAL_BEFORE = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 
 
-def says_several(window: str) -> bool:
+def says_several(window: str, after: str = "") -> bool:
     r"""Whether ``window`` (the text before a card) ends in a plural or holds "several":
-    ``[a-z0-9]s\s*$`` or ``SEVERAL_WORDS``, the plural read off the end without a regex."""
+    ``[a-z0-9]s\s*$`` or ``SEVERAL_WORDS``, the plural read off the end without a regex; or
+    asks how many of it ("how many h100", "ile h100", "h100 กี่ใบ": ``after`` the card)."""
     end = window.rstrip()  # what "\s*$" allows after the "s"
     if len(end) >= 2 and end[-1] == "s" and end[-2] in _PLURAL_BEFORE:
+        return True
+    if "how many " in window or " ile " in window or " ilu " in window or "กี่" in after:
         return True
     if not any(w in window for w in ("several", "multiple", "few", "kilk", "paru", "หลาย")):
         return False

@@ -201,7 +201,8 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             s, pos = s[:start] + " " + s[end:], start
             continue
         if all(c.name != card.name for c in q.cards):
-            several = count is None and says_several(s[max(0, start - 12) : end])
+            window = s[max(0, start - 12) : end]
+            several = count is None and says_several(window, s[end : end + 6])
             q.cards.append(CardAsk(card.name, count, several))
         s = s[:start] + " " + s[end:]
         pos = start

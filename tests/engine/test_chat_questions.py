@@ -156,3 +156,22 @@ def test_a_fit_question_about_an_unknown_model_says_so(cat: Catalog, text: str, 
     a = ask(text, catalog=cat)
     assert a.kind == "clarify" and a.lang == lang
     assert "claude" in a.headline
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "deepseek v3 how many h100",
+        "DEEPSEEK V3 HOW MANY H100 FOR 128K??? 😭",
+        "ile h100 dla deepseek v3",
+        "deepseek v3 ต้องใช้ h100 กี่ใบ",
+        "full fine-tune llama 3.1 70b, how many h100?",
+    ],
+)
+def test_how_many_of_a_card_is_answered_with_a_set_of_it(cat: Catalog, text: str) -> None:
+    """Not one card and a verdict that it is too small: the set the question asks about."""
+    a = ask(text, catalog=cat)
+    assert a.kind == "fit" and a.fit is not None
+    assert a.fit.card == "H100 SXM" and a.fit.count > 1
+    one = ask("deepseek v3 on one h100", catalog=cat)
+    assert one.fit is not None and one.fit.count == 1
