@@ -158,6 +158,15 @@ GPU_COUNT = lazy(
     r"|(?:การ์ด|gpu)\s*(\d+)\s*(?:ใบ|ตัว)|(?<![\w.])(\d{1,2})\s*ใบ"
 )
 
+# A follow-up's count of the card already being discussed, at the end of the message: "on two
+# of them?", "and on 2x?", "4 of those", "a na dwóch takich?", "บน 2 ใบ" is GPU_COUNT's.
+FOLLOW_COUNT = lazy(
+    r"(?:(?<![\w.])(?:on|with|across|using|na|z)\s+" + COUNT + r"(?:\s*x\b)?"
+    r"|(?<![\w.])" + COUNT + r"\s*x|(?<![\w.])" + COUNT + r"(?=\s+(?:of\s+(?:them|those|these)"
+    r"|takich|tych|such)))(?:\s+(?:of\s+(?:them|those|these)|takich|tych|such(?:\s+cards)?))?"
+    r"[\s?!.]*$"
+)
+
 # A card named in the plural or with "several" before it: "h100s", "kilku a100", "several a40".
 SEVERAL_WORDS = lazy(r"\b(?:several|multiple|a\s+few|kilk[au]|paru|หลาย)\s")
 _PLURAL_BEFORE = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")

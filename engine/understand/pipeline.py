@@ -46,6 +46,7 @@ from engine.understand.patterns import (
     EDGE_SEPARATORS,
     FAQ_COMMAND,
     FIT,
+    FOLLOW_COUNT,
     FOLLOWUP,
     FOLLOWUP_ANYWHERE,
     GPU_COUNT,
@@ -211,6 +212,10 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     if flags & HAS_COUNT and (m := GPU_COUNT.search(s)):
         n = next(g for g in m.groups() if g)
         q.count = COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)
+        s = cut(s, m)
+    elif not q.cards and not q.owned and (m := FOLLOW_COUNT.search(s, max(0, len(s) - 40))):
+        n = next(g for g in m.groups() if g)  # "on two of them?": the count alone
+        q.count = COUNT_WORDS.get(n) or int(n)
         s = cut(s, m)
     if ("tp" in s or "tensor" in s) and (m := TENSOR_PARALLEL.search(s)):
         q.count = q.count or int(m.group(1))  # "tp=4": tensor parallel over four cards

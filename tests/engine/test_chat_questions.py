@@ -175,3 +175,30 @@ def test_how_many_of_a_card_is_answered_with_a_set_of_it(cat: Catalog, text: str
     assert a.fit.card == "H100 SXM" and a.fit.count > 1
     one = ask("deepseek v3 on one h100", catalog=cat)
     assert one.fit is not None and one.fit.count == 1
+
+
+@pytest.mark.parametrize(
+    ("follow", "count"),
+    [
+        ("on two of them?", 2),
+        ("and on 2x?", 2),
+        ("4 of those", 4),
+        ("a na dwóch takich?", 2),
+        ("with four?", 4),
+    ],
+)
+def test_a_follow_up_count_applies_to_the_card_in_question(
+    cat: Catalog, follow: str, count: int
+) -> None:
+    from engine import context_of
+
+    first = ask("llama 3.1 70b int8 32k on a100", catalog=cat)
+    a = ask(follow, catalog=cat, previous=context_of(first))
+    assert a.kind == "fit" and a.fit is not None
+    assert (a.fit.card, a.fit.count) == ("A100 SXM", count)
+    assert a.request is not None and a.request.precision == "int8"
+
+
+def test_a_count_word_inside_a_question_is_not_a_card_count(cat: Catalog) -> None:
+    a = ask("llama 3.1 8b with 2 users", catalog=cat)
+    assert a.request is not None and a.request.batch == 2 and a.request.count is None
