@@ -202,3 +202,20 @@ def test_a_follow_up_count_applies_to_the_card_in_question(
 def test_a_count_word_inside_a_question_is_not_a_card_count(cat: Catalog) -> None:
     a = ask("llama 3.1 8b with 2 users", catalog=cat)
     assert a.request is not None and a.request.batch == 2 and a.request.count is None
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("co się zmieści w 24gb?", "capacity"),
+        ("gdzie macie serwery? jest coś w europie?", "faq"),
+        ("มีเซิร์ฟเวอร์ที่ไหนบ้าง มีในเอเชียไหม", "faq"),
+        ("czy macie h100 na stanie?", "faq"),
+        ("where are your servers", "faq"),
+    ],
+)
+def test_everyday_phrasings_of_capacity_and_regions(cat: Catalog, text: str, kind: str) -> None:
+    a = ask(text, catalog=cat)
+    assert a.kind == kind
+    if kind == "faq":
+        assert a.faq_topic == "regions"
