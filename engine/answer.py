@@ -218,6 +218,8 @@ def _dispatch(b: Builder) -> Answer:
             return budget(b)
         if q.cards:
             return card(b, q.cards[0].name)
+        if q.owned:  # "rtx 4060 ti" alone, a card we do not rent: what fits on it
+            return what_fits(b)
         return help_answer(b, not_understood=True)
     req, model_note = merged
     req = _several(b, req)

@@ -137,6 +137,22 @@ class Catalog:
                 update={"card": node.name, "cards_per_node": max(node.set_sizes or [1])}
             )
         fleet = self.fleet.model_copy(update=update)
+        # A card this book does not price is still a card people ask about ("on h100"): judged
+        # by physics, as a card we do not rent, never read as part of a model's name.
+        unpriced = [
+            OwnedCard(
+                name=c.name,
+                aliases=list(c.aliases),
+                vendor=c.vendor,
+                arch=c.arch,
+                vram_gb=c.vram_gb,
+                bandwidth_gbps=c.bandwidth_gbps,
+                fp8=c.fp8,
+                source=f"cards.yaml (not in the {name} price book)",
+            )
+            for c in self.fleet.cards
+            if c.name not in book.hourly_usd
+        ]
         priced = _build(
             self.data_dir,
             fleet,
@@ -147,7 +163,7 @@ class Catalog:
             self.messages,
             self.price_books,
             name,
-            HardwareFile(cards=list(self.owned_by_name.values())),
+            HardwareFile(cards=[*self.owned_by_name.values(), *unpriced]),
         )
         object.__setattr__(priced, "base", self)
         return priced

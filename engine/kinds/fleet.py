@@ -205,6 +205,11 @@ def _asked_hardware(b: Builder) -> tuple[Card | None, int, str, float]:
         count = q.cards[0].count or card.min_count
         label = f"{count}× {card.name}" if count > 1 else card.name
         return card, count, label, card.vram_gb * count
+    if q.owned:  # a card we do not rent ("what fits on my 4060 ti"): its memory, no price
+        mine = b.cat.owned_by_name[q.owned[0].name]
+        count = q.owned[0].count or 1
+        label = f"{count}× {mine.name}" if count > 1 else mine.name
+        return None, count, label, mine.vram_gb * count
     assert q.vram_gb is not None
     return None, 1, f"{b.num(q.vram_gb, 1)} GB", q.vram_gb
 

@@ -280,7 +280,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     q.wants_fit = q.vram_gb is not None or (bool(q.cards) and FIT.search(s) is not None)
     q.wants_card_info = bool(q.cards) and bool(CARD_INFO.search(s))
     q.wants_what_fits = (
-        bool(q.cards or q.vram_gb)
+        bool(q.cards or q.owned or q.vram_gb)
         and WHAT_FITS_HINTS.search(low) is not None
         and WHAT_FITS.search(low) is not None
     )

@@ -219,3 +219,28 @@ def test_everyday_phrasings_of_capacity_and_regions(cat: Catalog, text: str, kin
     assert a.kind == kind
     if kind == "faq":
         assert a.faq_topic == "regions"
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("what fits on a 4060 ti 16gb", "RTX 4060 Ti 16GB"),
+        ("rtx 4060 ti 16gb", "RTX 4060 Ti 16GB"),
+        ("co zmieszczę na 2x 4060 ti 16gb", "2× RTX 4060 Ti 16GB"),
+    ],
+)
+def test_a_card_we_do_not_rent_gets_what_fits_on_it(cat: Catalog, text: str, label: str) -> None:
+    a = ask(text, catalog=cat)
+    assert a.kind == "capacity" and a.fit is not None and a.budget
+    assert a.fit.card == label
+    for row in a.budget:  # each listed model fits the asked memory
+        assert row.need_gb <= a.fit.vram_gb
+
+
+def test_a_card_another_price_book_leaves_out_is_still_a_card(cat: Catalog) -> None:
+    hourly = cat.with_price_book("hourly")
+    assert "H100 SXM" not in hourly.card_by_name  # that book does not price it
+    a = ask("llama 3.1 70b fp8 on h100", catalog=hourly)
+    assert a.kind == "fit" and a.fit is not None and a.fit.card == "H100 SXM"
+    assert a.request is not None and a.request.model is not None
+    assert a.request.model.id == "llama-3.1-70b"
