@@ -207,7 +207,8 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             q.cards.append(CardAsk(card.name, count, several))
         s = s[:start] + " " + s[end:]
         pos = start
-    if "mac" in s and (m := MAC.search(s)):  # a Mac: plain capacity, not a model word
+    # a Mac ("mac studio", "m2 ultra"): plain capacity, not a model word
+    if ("mac" in s or "ultra" in s or "max" in s or "pro" in s) and (m := MAC.search(s)):
         s = cut(s, m)
     if flags & HAS_COUNT and (m := GPU_COUNT.search(s)):
         n = next(g for g in m.groups() if g)

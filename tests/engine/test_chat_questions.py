@@ -244,3 +244,13 @@ def test_a_card_another_price_book_leaves_out_is_still_a_card(cat: Catalog) -> N
     assert a.kind == "fit" and a.fit is not None and a.fit.card == "H100 SXM"
     assert a.request is not None and a.request.model is not None
     assert a.request.model.id == "llama-3.1-70b"
+
+
+@pytest.mark.parametrize(
+    ("text", "gb"),
+    [("qwen3 235b-a22b on M2 Ultra 192GB", 192.0), ("llama 3.1 70b q4_k_m on m3 max 128gb", 128.0)],
+)
+def test_an_apple_chip_is_hardware_not_part_of_the_name(cat: Catalog, text: str, gb: float) -> None:
+    a = ask(text, catalog=cat)
+    assert a.kind == "fit" and a.fit is not None and a.fit.vram_gb == gb
+    assert a.request is not None and a.request.model is not None
