@@ -7,8 +7,8 @@ Whatever words are left after the slots is the model name: matched, or the reaso
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from engine.catalog import Catalog, norm
 from engine.lazyre import lazy
@@ -53,12 +53,11 @@ SIZE_PENALTY = 40.0  # "qwen 70b" is not a Qwen of another size
 CANDIDATE_BUDGET = 64  # names scored, shared among the query's words (shortest names first)
 ALL_WORDS_CANDIDATES = 128  # names holding every query word, scored when this few
 SIZE_CLOSENESS = 100.0  # points off per 100% size difference within the 5% tolerance
-_EDGE_CHARS = "-:/_."
+_EDGE_CHAR = lazy(r"[-:/_.]")
 RELEASE_TAG = lazy(r"\d{4}")
 
 
-@dataclass(frozen=True)
-class _Ranked:
+class _Ranked(NamedTuple):
     pos: int
     score: float
     complete: bool  # every word the person gave is in the name
@@ -76,17 +75,20 @@ def _rank(index: ModelIndex, key: str, size_b: float | None) -> tuple[_Ranked, .
     # every name holding all the words (a long alias typed out), so the scoring loop below
     # stays small however many aliases the catalog has.
     candidates: set[int] = set()
-    common: set[int] | None = None
+    common: frozenset[int] | set[int] | None = None
     per_word = max(8, CANDIDATE_BUDGET // len(qtoks))
+    postings, posting_sets, weight = index.postings, index.posting_sets, index.token_weight
     for t in qtoks:
         matches = _token_matches(index, t)
         noise = not matches and not is_version(t)
         qinfo.append((NOISE_WEIGHT if noise else 1.0, matches))
-        holding: set[int] = set()
         for v, _ in matches:
-            if not is_version(v):  # "3.1" or "7" alone would list half the catalog
-                candidates.update(index.postings[v][:per_word])
-            holding |= index.posting_sets[v]
+            if weight[v] == 1.0:  # not a version: "3.1" or "7" alone would list half the catalog
+                candidates.update(postings[v][:per_word])
+        if len(matches) == 1:  # the one word's names, no copy
+            holding: frozenset[int] | set[int] = posting_sets[matches[0][0]]
+        else:
+            holding = set().union(*(posting_sets[v] for v, _ in matches))
         if matches:
             common = holding if common is None else common & holding
     if common is not None and len(common) <= ALL_WORDS_CANDIDATES:
@@ -108,17 +110,21 @@ def _rank(index: ModelIndex, key: str, size_b: float | None) -> tuple[_Ranked, .
                     best[pos] = (float(score), True, True)
     floor = CANDIDATE - SIZE_PENALTY  # a size only takes points off: below this stays out
     rows: list[tuple[float, int, int, bool, bool]] = []
+    sizes, newest = index.model_sizes, index.newest_rank
+    scale = max(size_b, 1) if size_b is not None else 1
+    tol = 0.05 * scale
     for pos, (score, complete, head) in best.items():
         if score < floor:
             continue
         if size_b is not None:
-            diff = min([abs(x - size_b) for x in index.model_sizes[pos]])
-            if diff > 0.05 * max(size_b, 1):  # as size_matches: no size of it is within 5%
+            nominal, exact, active = sizes[pos]
+            diff = min(abs(nominal - size_b), abs(exact - size_b), abs(active - size_b))
+            if diff > tol:  # as size_matches: no size of it is within 5%
                 score -= SIZE_PENALTY
             else:  # "qwen3 32b" is Qwen3 32B, not the 30.5B MoE that is within 5%
-                score -= SIZE_CLOSENESS * diff / max(size_b, 1)
+                score -= SIZE_CLOSENESS * diff / scale
         if score >= floor:
-            rows.append((-score, index.newest_rank[pos], pos, complete, head))
+            rows.append((-score, newest[pos], pos, complete, head))
     rows.sort()  # newest_rank is unique per model: no two rows tie
     return tuple(_Ranked(pos, -neg, c, h) for neg, _, pos, c, h in rows[:12])
 
@@ -245,7 +251,7 @@ def read_model(q: Query, s: str, catalog: Catalog, size_neighbor: str = "") -> N
             q.size_b = num(g.group(2))
             words = [g.group(1)]
     joined = q.model_words + " " + " ".join(words)
-    if any(c in joined for c in _EDGE_CHARS):  # where an EDGE_SEPARATORS match opens
+    if _EDGE_CHAR.search(joined):  # where an EDGE_SEPARATORS match opens
         joined = EDGE_SEPARATORS.sub(" ", joined)
     q.model_words = " ".join(joined.split())  # "qwen/qwen2.5 instruct", for messages
     key = name_key(q.model_words)

@@ -96,6 +96,9 @@ def _score_key(index: ModelIndex, kid: int, qinfo: _QInfo) -> tuple[float, bool,
     return 50 * kc + 50 * qc, complete, head
 
 
+_NONE = (-1.0, False, False)
+
+
 def _keep_best(best: _Scores, owners: tuple[int, ...], s: tuple[float, bool, bool]) -> None:
     for pos in owners:
         if s[0] > best.get(pos, (-1.0, False, False))[0]:
@@ -148,5 +151,7 @@ def _score_all(index: ModelIndex, qinfo: _QInfo, candidates: set[int]) -> _Score
             else:
                 complete = False
         score = 50 * (got_k / key_total[kid]) + 50 * (got_q / total_q if total_q else 0.0)
-        _keep_best(best, owners[kid], (score, complete, head))
+        for pos in owners[kid]:
+            if score > best.get(pos, _NONE)[0]:
+                best[pos] = (score, complete, head)
     return best
