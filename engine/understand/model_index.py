@@ -67,6 +67,9 @@ class ModelIndex:
     key_weights: tuple[tuple[float, ...], ...]
     key_total: tuple[float, ...]
     key_owners: tuple[tuple[int, ...], ...]
+    key_sets: tuple[frozenset[str], ...]  # each key's tokens, for one membership test a word
+    token_weight: dict[str, float]  # what a token is worth in any key holding it
+    model_sizes: tuple[tuple[float, float, float], ...]  # nominal, exact, active (or -1)
     joined: tuple[str, ...]  # names/families without spaces: "gptoss", "deepseekr1"
     joined_ids: tuple[int, ...]  # the key each of those is
     postings: dict[str, tuple[int, ...]]  # token -> keys holding it, shortest keys first
@@ -187,6 +190,9 @@ def model_index(catalog: Catalog) -> ModelIndex:
         key_weights=weights,
         key_total=totals,
         key_owners=tuple(tuple(o) for o in owners),
+        key_sets=tuple(frozenset(ts) for ts in key_tokens),
+        token_weight={t: VERSION_WEIGHT if is_version(t) else 1.0 for t in vocab},
+        model_sizes=tuple((m.nominal_b, m.params_b, m.active_params_b or -1.0) for m in models),
         joined=tuple(keys[i].replace(" ", "") for i in short),
         joined_ids=tuple(short),
         postings={t: tuple(sorted(v, key=lambda i: (totals[i], i))) for t, v in postings.items()},

@@ -7,8 +7,8 @@ Whatever words are left after the slots is the model name: matched, or the reaso
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from engine.catalog import Catalog, norm
 from engine.lazyre import lazy
@@ -21,6 +21,12 @@ from engine.understand.model_index import (
     model_key,
     name_key,
     size_matches,
+)
+from engine.understand.model_score import (
+    TYPO_CUTOFF_SAME_INITIAL,
+    _score_all,
+    _slips,
+    _token_matches,
 )
 from engine.understand.patterns import (
     EDGE_SEPARATORS,
@@ -39,11 +45,6 @@ from engine.understand.slots import num
 MAX_MODEL_TOKENS = 8  # name tokens scored; the rest of a long message is not a model name
 MAX_NAME_CHARS = 80  # longer "words" are pasted noise, not a model name (HF ids are ~40)
 NOISE_WEIGHT = 0.3  # a word like no catalog word ("nemotron") counts this much against a match
-PARTIAL_VERSION = 0.5  # "3" for "3.1": right major version, minor not given
-TYPO_CUTOFF = 80.0  # "lama" ~ "llama" (89); "qwen" ~ "qwq" (57) is not a typo
-TYPO_CUTOFF_SAME_INITIAL = 75.0  # one wrong letter of four ("quen" ~ "qwen") if it starts right
-TYPO_CAP = 0.95  # a typo never scores like the word itself
-LONG_WORD = 10  # from this length a typo may be two slips ("magistral" is not "mistral")
 ACCEPT = 80.0  # take the best match without asking
 ACCEPT_UNDERSPECIFIED = 65.0  # "kimi", "deepseek 671b": every word fits, the name has more
 TIE = 3.0  # matches this close to the best are "it could also be"
@@ -52,93 +53,15 @@ SIZE_PENALTY = 40.0  # "qwen 70b" is not a Qwen of another size
 CANDIDATE_BUDGET = 64  # names scored, shared among the query's words (shortest names first)
 ALL_WORDS_CANDIDATES = 128  # names holding every query word, scored when this few
 SIZE_CLOSENESS = 100.0  # points off per 100% size difference within the 5% tolerance
-_EDGE_CHARS = "-:/_."
+_EDGE_CHAR = lazy(r"[-:/_.]")
 RELEASE_TAG = lazy(r"\d{4}")
 
 
-@lru_cache(maxsize=4096)
-def _token_matches(index: ModelIndex, token: str) -> tuple[tuple[str, float], ...]:
-    """Vocabulary tokens this query token may stand for, with how well (1.0 = itself)."""
-    out: dict[str, float] = {}
-    if token in index.vocab:
-        return ((token, 1.0),)  # a known word is itself: no fuzzy scan for it
-    if is_version(token):
-        for v in index.minors.get(token, ()):  # "3" for "3.1": the family's minor versions
-            out.setdefault(v, PARTIAL_VERSION)
-    elif len(token) >= 4:
-        # Words with the same first letter first: a small list, and where typos almost
-        # always land; the whole vocabulary only when that finds nothing.
-        pools = ((index.words_by_initial.get(token[0], ()), TYPO_CUTOFF_SAME_INITIAL),)
-        for pool, cutoff in (*pools, (index.words, TYPO_CUTOFF)):
-            from rapidfuzz import fuzz, process  # on the first typo: ~7 ms to import
-
-            hits = process.extract(token, pool, scorer=fuzz.ratio, score_cutoff=cutoff, limit=4)
-            # A typo is one slip (two in a long word): "weather" is not "water", "magistral"
-            # is another model than "mistral".
-            edits = 1 if len(token) < LONG_WORD else 2
-            hits = [h for h in hits if _slips(token, h[0], edits) <= edits]
-            for word, score, _ in hits:
-                out.setdefault(word, min(score / 100, TYPO_CAP))
-            if hits:
-                break
-    return tuple(sorted(out.items(), key=lambda vq: -vq[1]))
-
-
-_DOUBLED = lazy(r"(.)\1+")
-
-
-def _slips(typed: str, word: str, most: int) -> int:
-    """Edits between a typed word and a name word; a doubled letter typed once or twice more
-    is no slip ("lamma" for "llama")."""
-    from rapidfuzz.distance import OSA  # loaded with the first typo, like the scorer
-
-    plain = OSA.distance(typed, word, score_cutoff=most)
-    if plain <= most:
-        return plain
-    return OSA.distance(_DOUBLED.sub(r"\1", typed), _DOUBLED.sub(r"\1", word), score_cutoff=most)
-
-
-@dataclass(frozen=True)
-class _Ranked:
+class _Ranked(NamedTuple):
     pos: int
     score: float
     complete: bool  # every word the person gave is in the name
     head: bool  # and one of them is a family's first word
-
-
-def _score_key(
-    index: ModelIndex, kid: int, qinfo: tuple[tuple[float, tuple[tuple[str, float], ...]], ...]
-) -> tuple[float, bool, bool]:
-    """Half how much of the name the words cover, half how much of the words the name has."""
-    where = index.key_where[kid]
-    weights = index.key_weights[kid]
-    used: set[int] = set()
-    got_k = got_q = total_q = 0.0
-    complete, head = True, False
-    for wq, matches in qinfo:  # matches: best quality first
-        total_q += wq
-        best_j, best, token = -1, 0.0, ""
-        for v, quality in matches:
-            for j in where.get(v, ()):
-                if j not in used:
-                    best_j, best, token = j, quality, v
-                    break
-            if best_j >= 0:
-                break
-        if best_j < 0:
-            if wq >= 1.0:
-                complete = False
-            continue
-        used.add(best_j)
-        got_k += best * weights[best_j]
-        got_q += best * wq
-        if best < TYPO_CUTOFF_SAME_INITIAL / 100:
-            complete = False
-        if token in index.heads:
-            head = True
-    kc = got_k / index.key_total[kid]
-    qc = got_q / total_q if total_q else 0.0
-    return 50 * kc + 50 * qc, complete, head
 
 
 @lru_cache(maxsize=4096)
@@ -152,28 +75,25 @@ def _rank(index: ModelIndex, key: str, size_b: float | None) -> tuple[_Ranked, .
     # every name holding all the words (a long alias typed out), so the scoring loop below
     # stays small however many aliases the catalog has.
     candidates: set[int] = set()
-    common: set[int] | None = None
+    common: frozenset[int] | set[int] | None = None
     per_word = max(8, CANDIDATE_BUDGET // len(qtoks))
+    postings, posting_sets, weight = index.postings, index.posting_sets, index.token_weight
     for t in qtoks:
         matches = _token_matches(index, t)
         noise = not matches and not is_version(t)
         qinfo.append((NOISE_WEIGHT if noise else 1.0, matches))
-        holding: set[int] = set()
         for v, _ in matches:
-            if not is_version(v):  # "3.1" or "7" alone would list half the catalog
-                candidates.update(index.postings[v][:per_word])
-            holding |= index.posting_sets[v]
+            if weight[v] == 1.0:  # not a version: "3.1" or "7" alone would list half the catalog
+                candidates.update(postings[v][:per_word])
+        if len(matches) == 1:  # the one word's names, no copy
+            holding: frozenset[int] | set[int] = posting_sets[matches[0][0]]
+        else:
+            holding = set().union(*(posting_sets[v] for v, _ in matches))
         if matches:
             common = holding if common is None else common & holding
     if common is not None and len(common) <= ALL_WORDS_CANDIDATES:
         candidates |= common
-    frozen = tuple(qinfo)
-    best: dict[int, tuple[float, bool, bool]] = {}
-    for kid in candidates:
-        s = _score_key(index, kid, frozen)
-        for pos in index.key_owners[kid]:
-            if s[0] > best.get(pos, (-1.0, False, False))[0]:
-                best[pos] = s
+    best = _score_all(index, tuple(qinfo), candidates)
     top = max((s[0] for s in best.values()), default=0.0)
     joined = "".join(qtoks)
     if top < ACCEPT and len(joined) >= 4:
@@ -188,19 +108,25 @@ def _rank(index: ModelIndex, key: str, size_b: float | None) -> tuple[_Ranked, .
             for pos in index.key_owners[index.joined_ids[j]]:
                 if score > best.get(pos, (-1.0, False, False))[0]:
                     best[pos] = (float(score), True, True)
-    out: list[_Ranked] = []
+    floor = CANDIDATE - SIZE_PENALTY  # a size only takes points off: below this stays out
+    rows: list[tuple[float, int, int, bool, bool]] = []
+    sizes, newest = index.model_sizes, index.newest_rank
+    scale = max(size_b, 1) if size_b is not None else 1
+    tol = 0.05 * scale
     for pos, (score, complete, head) in best.items():
+        if score < floor:
+            continue
         if size_b is not None:
-            m = index.models[pos]
-            if not size_matches(m, size_b):
+            nominal, exact, active = sizes[pos]
+            diff = min(abs(nominal - size_b), abs(exact - size_b), abs(active - size_b))
+            if diff > tol:  # as size_matches: no size of it is within 5%
                 score -= SIZE_PENALTY
             else:  # "qwen3 32b" is Qwen3 32B, not the 30.5B MoE that is within 5%
-                sizes = (m.nominal_b, m.params_b, m.active_params_b or -1.0)
-                score -= SIZE_CLOSENESS * min(abs(x - size_b) for x in sizes) / max(size_b, 1)
-        if score >= CANDIDATE - SIZE_PENALTY:
-            out.append(_Ranked(pos, score, complete, head))
-    out.sort(key=lambda r: (-r.score, index.newest_rank[r.pos]))
-    return tuple(out[:12])
+                score -= SIZE_CLOSENESS * diff / scale
+        if score >= floor:
+            rows.append((-score, newest[pos], pos, complete, head))
+    rows.sort()  # newest_rank is unique per model: no two rows tie
+    return tuple(_Ranked(pos, -neg, c, h) for neg, _, pos, c, h in rows[:12])
 
 
 def match_models(catalog: Catalog, words: str, size_b: float | None) -> list[ModelMatch]:
@@ -325,7 +251,7 @@ def read_model(q: Query, s: str, catalog: Catalog, size_neighbor: str = "") -> N
             q.size_b = num(g.group(2))
             words = [g.group(1)]
     joined = q.model_words + " " + " ".join(words)
-    if any(c in joined for c in _EDGE_CHARS):  # where an EDGE_SEPARATORS match opens
+    if _EDGE_CHAR.search(joined):  # where an EDGE_SEPARATORS match opens
         joined = EDGE_SEPARATORS.sub(" ", joined)
     q.model_words = " ".join(joined.split())  # "qwen/qwen2.5 instruct", for messages
     key = name_key(q.model_words)
