@@ -97,11 +97,18 @@ class NumberMemo(dict[float, str]):
     the specs, the scale, the zero fraction and the language's marks chosen once per memo.
     """
 
-    __slots__ = ("decimals", "grouped", "lang", "marks", "plain", "scale", "trim", "zeros")
+    __slots__ = (
+        "decimals", "grouped", "lang", "marks", "plain", "scale", "trim", "twin", "zeros",
+    )  # fmt: skip
 
-    def __init__(self, lang: str, decimals: int, trim: bool) -> None:
+    def __init__(
+        self, lang: str, decimals: int, trim: bool, twin: dict[float, str] | None = None
+    ) -> None:
         super().__init__()
         self.lang, self.decimals, self.trim = lang, decimals, trim
+        # The English memo of the same decimals and trim, for a language with its own marks:
+        # its text with the marks swapped is this one's (``format_number`` makes it so).
+        self.twin = twin
         inline = 0 <= decimals < _PLACES
         self.plain = _PLAIN[decimals] if inline else ""
         self.grouped = _SPEC[decimals] if inline else ""
@@ -127,7 +134,13 @@ class NumberMemo(dict[float, str]):
     def __missing__(self, value: float) -> str:
         if len(self) >= _MEMO_SIZE:  # remember(), inline
             self.clear()
-        text = self[value] = self.text(value)
+        twin = self.twin
+        if twin is not None and self.marks is not None and (text := twin.get(value)) is not None:
+            group, point = self.marks
+            text = text.replace(",", "\0").replace(".", point).replace("\0", group)
+        else:
+            text = self.text(value)
+        self[value] = text
         return text
 
 
@@ -139,12 +152,13 @@ class GbMemo(dict[float, str]):
     def __init__(self, lang: str) -> None:
         super().__init__()
         self.lang = lang
-        self.ones, self.wholes = NumberMemo(lang, 1, True), NumberMemo(lang, 0, True)
+        # fmt_gb's texts are fmt_num's (trimmed, one decimal or none): the same memos
+        self.ones, self.wholes = number_memo(lang, 1, True), number_memo(lang, 0, True)
 
     def __missing__(self, value: float) -> str:
         if len(self) >= _MEMO_SIZE:
             self.clear()
-        text = self[value] = (self.ones if -100 < value < 100 else self.wholes).text(value)
+        text = self[value] = (self.ones if -100 < value < 100 else self.wholes)[value]
         return text
 
 
@@ -159,7 +173,7 @@ class RoomMemo(GbMemo):
         if 0 < value < 0.05:
             text = self[value] = "<" + fmt_num(0.1, 1, self.lang)
         else:
-            text = self[value] = (self.ones if -100 < value < 100 else self.wholes).text(value)
+            text = self[value] = (self.ones if -100 < value < 100 else self.wholes)[value]
         return text
 
 
@@ -173,12 +187,13 @@ def number_memo(lang: str, decimals: int, trim: bool) -> NumberMemo:
     shapes repeat within and across answers. A dict keys 0.0 and -0.0 alike, so both are
     written as "0" (:func:`remember`): the text never depends on which came first.
     """
-    key = (lang, decimals, trim)
+    key = ("en" if lang == "th" else lang, decimals, trim)  # Thai writes numbers as English
     memo = _MEMOS.get(key)
     if memo is None:
         if len(_MEMOS) >= _MEMO_KEYS:  # odd languages or decimal counts: start over
             _MEMOS.clear()
-        memo = _MEMOS[key] = NumberMemo(lang, decimals, trim)
+        twin = number_memo("en", decimals, trim) if key[0] in _SEP and key[0] != "en" else None
+        memo = _MEMOS[key] = NumberMemo(key[0], decimals, trim, twin)
     return memo
 
 
@@ -228,6 +243,7 @@ _USD_MEMOS: dict[str, UsdMemo] = {}
 
 def usd_memo(lang: str) -> UsdMemo:
     """``fmt_usd``'s texts already made in this language, by value (as ``number_memo``)."""
+    lang = "en" if lang == "th" else lang  # the same texts (``number_memo``)
     memo = _USD_MEMOS.get(lang)
     if memo is None:
         if len(_USD_MEMOS) >= _MEMO_KEYS:

@@ -84,19 +84,22 @@ def match_faq(catalog: Catalog, text: str) -> str | None:
     """The FAQ topic whose keywords the text mentions most (phrases count by length)."""
     idx = faq_index(catalog)
     known = idx.word_entries
-    found: set[int] = set(idx.always)
+    entries = idx.entries
+    said = [e for e in idx.always if entries[e][0] in text]
+    found: set[int] = set()
     for word in text.split(" "):
         got = known.get(word)
         if got is None:
             got = _word_entries(idx, word)
         if got:
             found.update(got)
-    if not found:
-        return None
-    entries = idx.entries
-    said = [e for e in found if entries[e][0] in text]
+    if found:
+        said += [e for e in found if entries[e][0] in text]
+    if not said:
+        return None  # no keyword is said: no topic scores
     # Added in the order the text names them (their anchor's first place), as it is read.
-    said.sort(key=lambda e: (text.find(entries[e][3]) if entries[e][3] else -1, e))
+    if len(said) > 1:
+        said.sort(key=lambda e: (text.find(entries[e][3]) if entries[e][3] else -1, e))
     scores: dict[int, float] = {}  # only the topics some keyword names
     for e in said:
         _, topic, weight, _ = entries[e]

@@ -68,11 +68,37 @@ _WORDS_KEPT = 8192  # distinct words remembered; then it starts over
 _WORD_GATES: dict[str, int] = {}
 
 
+def _prefixes(plain: tuple[tuple[str, int], ...]) -> dict[str, int]:
+    """Every start of a literal -> the bits of the literals it is (0: only a start of some)."""
+    out: dict[str, int] = {}
+    for w, _ in plain:
+        for j in range(1, len(w)):
+            out.setdefault(w[:j], 0)
+    for w, bit in plain:
+        out[w] = out.get(w, 0) | bit
+    return out
+
+
+# A literal is in a word exactly when it starts at one of the word's places: from each place
+# the word is read on while what was read is still the start of some literal (a walk down the
+# literals' prefix tree), so a new word costs a few dict reads per letter, not a test per
+# literal. No literal holds a digit, so a word of digits alone holds none.
+_PREFIX: dict[str, int] = _prefixes(_PLAIN)
+assert not any(c.isdigit() for w, _ in _PLAIN for c in w)
+
+
 def _word_gates(word: str) -> int:
     flags = HAS_DIGIT if DIGIT.search(word) else 0
-    for w, bit in _PLAIN:
-        if w in word:
-            flags |= bit
+    if not word.isdigit():
+        get = _PREFIX.get
+        end = len(word) + 1
+        for i in range(end - 1):
+            j = i + 1
+            while (bits := get(word[i:j])) is not None:
+                flags |= bits
+                j += 1
+                if j == end:
+                    break
     if len(_WORD_GATES) >= _WORDS_KEPT:
         _WORD_GATES.clear()
     _WORD_GATES[word] = flags
