@@ -209,6 +209,10 @@ def _dispatch(b: Builder) -> Answer:
     if q.wants_card_info and one_card and not rental:
         return card(b, q.cards[0].name)  # "card h100" asks about the card itself
     merged = build_request(b)
+    if merged is None and q.other_money is not None:  # "what fits 2000 zł": ask for dollars
+        return invalid_option(b, "budget_currency", q.other_money)
+    if q.other_money is not None:  # a model was asked about too: size it, and say so
+        b.caveat("other_currency", value=q.other_money)
     if merged is None:
         if q.faq_topic is not None and not q.budget_usd:
             return faq(b, q.faq_topic)
@@ -218,7 +222,7 @@ def _dispatch(b: Builder) -> Answer:
             return budget(b)
         if q.cards:
             return card(b, q.cards[0].name)
-        if q.owned:  # "rtx 4060 ti" alone, a card we do not rent: what fits on it
+        if q.owned and not q.model_words.split():  # "rtx 4060 ti" alone: what fits on it
             return what_fits(b)
         return help_answer(b, not_understood=True)
     req, model_note = merged

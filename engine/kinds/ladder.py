@@ -87,7 +87,7 @@ def ladder_options(
     first that fits (None: none does)."""
     if req.task != "inference":
         o = option(b, hw, req)
-        return None, [o], 0, 0 if o.fits else None
+        return None, [o], 0, (0 if o.fits else None)
     m = req.model
     assert m is not None
     vram, count, bw, hw_fp8 = hw.vram_gb, hw.count, hw.bandwidth_gbps, hw.fp8

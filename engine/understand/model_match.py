@@ -268,7 +268,9 @@ def read_model(q: Query, s: str, catalog: Catalog, size_neighbor: str = "") -> N
         said = q.model_words.split()
         id_like = any(ID_LIKE.search(w) for w in said)
         # "does claude fit on a 4090": a word of letters where the model goes
-        lettered = q.wants_fit and any(w.isalpha() and len(w) > 2 for w in said)
+        lettered = (  # no size said: "8b on a single h100" names no model at all
+            q.wants_fit and q.size_b is None and any(w.isalpha() and len(w) > 2 for w in said)
+        )
         if not q.faq_topic and (near_size or id_like or lettered):
             q.unmatched_model = True
         return  # nothing is close enough to offer: "not recognised", never a far guess

@@ -97,7 +97,11 @@ VRAM_GB = lazy(
     r"(\d(?<![\w.]\d)\d*(?:[.,]\d+)?)\s*(?:gb|gib|g)\b"
     r"(?:\s*(?:of\s+)?(?:vram|memory|card|gpu|karta|karty|karcie|pami[eę]ci))?"
 )
-MONEY = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*(k\b|grand\b|tys\b\.?|tysi[eę]c\w*|พัน)?"
+# "2,000", "2 000" (Polish writes thousands with a space, as our own replies do), "2000", "2k"
+MONEY = (
+    r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:[ \u00a0]\d{3})+(?![\d.,])|\d+(?:\.\d+)?)"
+    r"\s*(k\b|grand\b|tys\b\.?|tysi[eę]c\w*|พัน)?"
+)
 PER_MONTH = (
     r"(?:\s*(?:/|per|a|an|each|na|za|ต่อ|เดือนละ)\s*(?:month\b|mo\b|miesi[aą]c\w*|mies\b\.?|เดือน)"
     r"|\s*(?:monthly\b|miesi[eę]cznie\b|mies\.|ต่อเดือน|รายเดือน))"
@@ -120,7 +124,9 @@ BUDGET = lazy(
 # A budget in a currency the prices are not in ("2000 zł", "10000 บาท", "€500"): said back,
 # never read as dollars (the fleet is priced in US dollars only, with no exchange rate)
 OTHER_MONEY = lazy(
-    r"(?<![\w.])" + MONEY + r"\s*(?:z[łl](?:ot\w*)?\b|pln\b|baht\b|thb\b|บาท|€|eur(?:os?)?\b"
+    r"(?<![\w.,])(?<!\d )"
+    + MONEY
+    + r"\s*(?:z[łl](?:ot\w*)?\b|pln\b|baht\b|thb\b|บาท|€|eur(?:os?)?\b"
     r"|£|gbp\b)|(?:€|£)\s*" + MONEY,
     re.I,
 )
@@ -171,16 +177,19 @@ FOLLOW_COUNT = lazy(
 # A card named in the plural or with "several" before it: "h100s", "kilku a100", "several a40".
 SEVERAL_WORDS = lazy(r"\b(?:several|multiple|a\s+few|kilk[au]|paru|หลาย)\s")
 _PLURAL_BEFORE = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+_HOW_MANY = ("how many", " ile", " ilu")
+_HOW_MANY_AFTER = ("กี่ใบ", "กี่การ์ด", "กี่ตัว")
 
 
-def says_several(window: str, after: str = "") -> bool:
-    r"""Whether ``window`` (the text before a card) ends in a plural or holds "several":
-    ``[a-z0-9]s\s*$`` or ``SEVERAL_WORDS``, the plural read off the end without a regex; or
-    asks how many of it ("how many h100", "ile h100", "h100 กี่ใบ": ``after`` the card)."""
+def says_several(window: str, before: str = "", after: str = "") -> bool:
+    r"""Whether ``window`` (the text before a card, and the card) ends in a plural or holds
+    "several": ``[a-z0-9]s\s*$`` or ``SEVERAL_WORDS``, the plural read off the end without a
+    regex; or the words right ``before`` or ``after`` the card ask how many of it ("how many
+    h100", "ile h100", "h100 กี่ใบ"; not "ile za h100", which asks a price)."""
     end = window.rstrip()  # what "\s*$" allows after the "s"
     if len(end) >= 2 and end[-1] == "s" and end[-2] in _PLURAL_BEFORE:
         return True
-    if "how many " in window or " ile " in window or " ilu " in window or "กี่" in after:
+    if before.rstrip().endswith(_HOW_MANY) or after.lstrip().startswith(_HOW_MANY_AFTER):
         return True
     if not any(w in window for w in ("several", "multiple", "few", "kilk", "paru", "หลาย")):
         return False

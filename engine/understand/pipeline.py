@@ -133,11 +133,8 @@ def _name_words_only(q: Query, retry: Query, s: str, catalog: Catalog) -> None:
     chat words hid DeepSeek-R1. Kept only when that names one model; else the first reading
     (and its question back) stands."""
     vocab = model_index(catalog).posting_sets
-    kept = [
-        w
-        for w in s.split()
-        if all(t in vocab or t[0].isdigit() for t in model_key(w).split()) and model_key(w)
-    ]
+    keys = [(w, model_key(w).split()) for w in s.split()]
+    kept = [w for w, k in keys if k and all(t in vocab or t[0].isdigit() for t in k)]
     if not kept or len(kept) == len(s.split()):
         return
     read_model(retry, " " + " ".join(kept) + " ", catalog)  # ``retry``: q before the reading
@@ -202,13 +199,14 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             s, pos = s[:start] + " " + s[end:], start
             continue
         if all(c.name != card.name for c in q.cards):
-            window = s[max(0, start - 12) : end]
-            several = count is None and says_several(window, s[end : end + 6])
+            window, before = s[max(0, start - 12) : end], s[max(0, start - 12) : start]
+            several = count is None and says_several(window, before, s[end : end + 8])
             q.cards.append(CardAsk(card.name, count, several))
         s = s[:start] + " " + s[end:]
         pos = start
     # a Mac ("mac studio", "m2 ultra"): plain capacity, not a model word
-    if ("mac" in s or "ultra" in s or "max" in s or "pro" in s) and (m := MAC.search(s)):
+    chip = digits and ("ultra" in s or "max" in s or "pro" in s)  # "m2 ultra", "m3 max"
+    if ("mac" in s or chip) and (m := MAC.search(s)):
         s = cut(s, m)
     if flags & HAS_COUNT and (m := GPU_COUNT.search(s)):
         n = next(g for g in m.groups() if g)
@@ -227,7 +225,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         s = read_shape(q, s, flags)
 
     if flags & HAS_OTHER_MONEY and (m := OTHER_MONEY.search(s)):
-        q.invalid = q.invalid or ("budget_currency", m.group(0).strip())
+        q.other_money = m.group(0).strip()
         s = cut(s, m)
     elif flags & HAS_BUDGET and (m := BUDGET.search(s)):
         g = m.groups()
@@ -278,7 +276,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             s = rx.sub(" ", s)  # "dostrajanie lora": the method names the task, both words go
 
     # A VRAM amount always asks "does it fit"; a card may also just be the subject.
-    q.wants_fit = q.vram_gb is not None or (bool(q.cards) and FIT.search(s) is not None)
+    q.wants_fit = q.vram_gb is not None or (bool(q.cards or q.owned) and FIT.search(s) is not None)
     q.wants_card_info = bool(q.cards) and bool(CARD_INFO.search(s))
     q.wants_what_fits = (
         bool(q.cards or q.owned or q.vram_gb)

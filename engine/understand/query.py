@@ -57,6 +57,7 @@ class Query:
     followup: bool = False
     truncated: bool = False
     invalid: tuple[str, str] | None = None  # a slot said with a value nobody can size (batch 0)
+    other_money: str | None = None  # an amount in a currency we do not price in ("2 000 zł")
     pasted: ModelSpec | None = None  # a shape read from a pasted config.json (not the catalog)
     config_error: str | None = None  # why a pasted config.json could not be read
     shape: dict[str, int] = field(default_factory=dict)  # "80 layers, 8 kv heads" said inline

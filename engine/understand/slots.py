@@ -40,7 +40,7 @@ def int_grouped(text: str) -> int:
 
 
 def money(value: str, thousands: str | None) -> float:
-    amount = float(value.replace(",", ""))
+    amount = float(value.replace(",", "").replace(" ", "").replace("\u00a0", ""))
     return amount * 1000 if thousands else amount
 
 

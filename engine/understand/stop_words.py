@@ -33,6 +33,7 @@ _STOP_WORDS = (
     "ktora ktore ktory najwięcej najwiecej maksymalny maksymalnie najdłuższy najdluzszy "
     "uzytkownikow użytkownika sesji rozmów coding chatbot assistant agent rag production prod "
     "dev test testing cheap fast faster speed quality vision multimodal several multiple few "
-    "kilka kilku paru hour hours hourly godzina godziny godzinę godzin wynająć wynajac wynajem"
+    "kilka kilku paru hour hours hourly godzina godziny godzinę godzin wynająć wynajac wynajem "
+    "single lol pls plz haha bro thanks thx"
 )
 STOP_WORDS = frozenset(_STOP_WORDS.split())  # autocomplete reads them too

@@ -254,3 +254,53 @@ def test_an_apple_chip_is_hardware_not_part_of_the_name(cat: Catalog, text: str,
     a = ask(text, catalog=cat)
     assert a.kind == "fit" and a.fit is not None and a.fit.vram_gb == gb
     assert a.request is not None and a.request.model is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "8b on a single h100",
+        "can 70b run on a single h100",
+        "70b on h100 lol",
+        "70b q4 on my 3090 haha",
+        "hey can 0.5b run on a single 8x a100 pls",
+    ],
+)
+def test_chat_words_beside_a_size_do_not_make_an_unknown_model(cat: Catalog, text: str) -> None:
+    a = ask(text, catalog=cat)
+    assert a.kind == "fit" and a.request is not None and a.request.model is not None
+
+
+@pytest.mark.parametrize("text", ["does claude fit on rtx 4060 ti", "foo on rtx 4060 ti 16gb"])
+def test_an_unknown_model_on_a_card_we_do_not_rent_is_asked_about(cat: Catalog, text: str) -> None:
+    assert ask(text, catalog=cat).kind == "clarify"
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("budżet 2 000 zł", "2 000 zł"),
+        ("1 500 zł miesięcznie", "1 500 zł"),
+        ("ile vram dla 70b za 2 000 zł", "2 000 zł"),
+    ],
+)
+def test_amounts_grouped_with_spaces_are_read_whole(cat: Catalog, text: str, said: str) -> None:
+    a = ask(text, catalog=cat)
+    notes = [a.headline] + [n.text for n in a.caveats]
+    assert any(f"„{said}”" in t for t in notes), notes
+    dollars = ask("budżet 2 000 $ miesięcznie", catalog=cat)
+    assert dollars.kind == "budget" and dollars.budget_usd == 2000
+
+
+def test_a_model_asked_with_another_currency_is_still_sized(cat: Catalog) -> None:
+    a = ask("70b for 2 000 pln a month on h100", catalog=cat)
+    assert a.kind == "fit" and a.fit is not None and a.fit.card == "H100 SXM"
+    assert [n.code for n in a.caveats if n.code == "other_currency"] == ["other_currency"]
+
+
+@pytest.mark.parametrize("text", ["ile za h100?", "ile ma h100", "h100 กี่บาท"])
+def test_a_price_question_is_not_a_count_question(cat: Catalog, text: str) -> None:
+    from engine.understand import parse
+
+    q = parse(text, cat)
+    assert [c.name for c in q.cards] == ["H100 SXM"] and not q.cards[0].several
