@@ -250,7 +250,7 @@ def short_lines(
         if alt is not None:
             lines.append(_alt_line(catalog, lang, alt, answer.recommendation))
         note = _caveat(answer)
-        if note is not None:
+        if note is not None and more_line:  # else "Watch out" follows with every caveat
             lines.append("⚠️ " + note.text)
     else:
         lines, hidden = _generic(answer, budget_lines)

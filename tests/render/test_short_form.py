@@ -254,6 +254,9 @@ def test_plain_text_and_markdown_say_each_line_once(
 
                 plain = escape_md(plain.lstrip("• "))
             assert shown.count(plain) <= 1, (plain, text)
+    plain_text = format_text(answer, catalog)
+    for note in answer.caveats:  # the short form's warning is not "Watch out" again
+        assert plain_text.count(note.text) <= 1, (note.text, plain_text)
 
 
 @pytest.mark.parametrize(
