@@ -220,7 +220,9 @@ def build_request(b: Builder) -> tuple[Request, ModelNote | None] | None:
     batch = clamp_batch(batch)
     kv = q.kv_dtype or (base.kv_dtype if base else "fp16")
     card, count = (q.cards[0].name, q.cards[0].count) if q.cards else (None, None)
-    if not q.cards and base is not None:
+    if not q.cards and q.owned:  # a card we do not rent: kept for the follow-ups too
+        card, count = q.owned[0].name, q.owned[0].count
+    elif not q.cards and base is not None:
         # "what about 2 cards": the card asked about before, or the one recommended.
         card = base.card or (b.prev_card() if q.count is not None else None)
         count = q.count if q.count is not None else base.count

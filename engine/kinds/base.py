@@ -92,7 +92,8 @@ class Builder:
         if self.prev is None or not self.q.followup:
             return None
         name = self.prev.pick_card  # may be "24 GB" after a fit against a bare VRAM size
-        return name if name in self.cat.card_by_name else None
+        known = name in self.cat.card_by_name or name in self.cat.owned_by_name
+        return name if known else None
 
     def breakdown(self, req: Request) -> Breakdown:
         """The request's memory sums, once per request object for the answer (the same

@@ -28,7 +28,12 @@ def targets(b: Builder, req: Request) -> list[Hardware]:
         for name, count in asks
         if name in b.cat.card_by_name
     ]
-    out += [ladder.owned_hardware(b.cat.owned_by_name[c.name], c.count) for c in b.q.owned]
+    owned = [(c.name, c.count) for c in b.q.owned] or [
+        (name, count)
+        for name, count in asks
+        if name in b.cat.owned_by_name  # a follow-up's
+    ]
+    out += [ladder.owned_hardware(b.cat.owned_by_name[name], count) for name, count in owned]
     if b.q.vram_gb:
         out.append(ladder.capacity_hardware(f"{b.num(b.q.vram_gb, 1)} GB", b.q.vram_gb))
     return out

@@ -304,3 +304,20 @@ def test_a_price_question_is_not_a_count_question(cat: Catalog, text: str) -> No
 
     q = parse(text, cat)
     assert [c.name for c in q.cards] == ["H100 SXM"] and not q.cards[0].several
+
+
+@pytest.mark.parametrize(
+    ("follow", "count", "ctx"),
+    [("on two of them?", 2, 8192), ("and at 32k?", 1, 32768), ("what about int8", 1, 8192)],
+)
+def test_follow_ups_keep_a_card_we_do_not_rent(
+    cat: Catalog, follow: str, count: int, ctx: int
+) -> None:
+    from engine import context_of
+
+    first = ask("llama 3.1 70b int4 on rtx 4060 ti 16gb", catalog=cat)
+    assert first.request is not None and first.request.card == "RTX 4060 Ti 16GB"
+    a = ask(follow, catalog=cat, previous=context_of(first))
+    assert a.kind == "fit" and a.fit is not None
+    assert (a.fit.card, a.fit.count) == ("RTX 4060 Ti 16GB", count)
+    assert a.request is not None and a.request.context_tokens == ctx
