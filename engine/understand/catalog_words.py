@@ -13,13 +13,15 @@ from functools import lru_cache
 from engine.catalog import Catalog, norm
 from engine.lazyre import lazy
 from engine.models import Card, OwnedCard
+from engine.understand.counts import (
+    CARD_NOUN,
+    COUNT,
+    COUNT_WORDS,
+)
 from engine.understand.inflect import base_form
 from engine.understand.model_index import model_index, model_key
 from engine.understand.patterns import (
     BIT_ENDING,
-    CARD_NOUN,
-    COUNT,
-    COUNT_WORDS,
     MAX_MENTIONS,
     PRECISION_LIKE,
     PRECISION_SEPARATORS,

@@ -19,6 +19,14 @@ from engine.understand.catalog_words import (
 )
 from engine.understand.compare import alternatives
 from engine.understand.config_paste import read_config
+from engine.understand.counts import (
+    COUNT_WORDS,
+    FOLLOW_COUNT,
+    GPU_COUNT,
+    TENSOR_PARALLEL,
+    ends_with_count,
+    says_several,
+)
 from engine.understand.faq_match import faq_index, match_faq
 from engine.understand.gates import (
     HAS_BUDGET,
@@ -42,14 +50,11 @@ from engine.understand.patterns import (
     BUDGET,
     CARD_INFO,
     CARDS_LIST,
-    COUNT_WORDS,
     EDGE_SEPARATORS,
     FAQ_COMMAND,
     FIT,
-    FOLLOW_COUNT,
     FOLLOWUP,
     FOLLOWUP_ANYWHERE,
-    GPU_COUNT,
     HELP,
     HOURLY,
     HOURLY_TOPIC,
@@ -66,10 +71,8 @@ from engine.understand.patterns import (
     OTHER_MONEY,
     SIZE,
     TASKS,
-    TENSOR_PARALLEL,
     WHAT_FITS,
     WHAT_FITS_HINTS,
-    says_several,
     scan,
 )
 from engine.understand.query import CardAsk, Query
@@ -212,7 +215,12 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         n = next(g for g in m.groups() if g)
         q.count = COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)
         s = cut(s, m)
-    elif not q.cards and not q.owned and (m := FOLLOW_COUNT.search(s, max(0, len(s) - 40))):
+    elif (
+        not q.cards
+        and not q.owned
+        and ends_with_count(s)
+        and (m := FOLLOW_COUNT.search(s, max(0, len(s) - 40)))
+    ):
         n = next(g for g in m.groups() if g)  # "on two of them?": the count alone
         q.count = COUNT_WORDS.get(n) or int(n)
         s = cut(s, m)

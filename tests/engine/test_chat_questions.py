@@ -321,3 +321,24 @@ def test_follow_ups_keep_a_card_we_do_not_rent(
     assert a.kind == "fit" and a.fit is not None
     assert (a.fit.card, a.fit.count) == ("RTX 4060 Ti 16GB", count)
     assert a.request is not None and a.request.context_tokens == ctx
+
+
+def test_the_follow_up_count_gate_lets_every_match_through() -> None:
+    """``ends_with_count`` runs before ``FOLLOW_COUNT`` to save its cost: it may say yes too
+    often, never too rarely."""
+    import random
+
+    from engine.understand.counts import FOLLOW_COUNT, ends_with_count
+
+    words = ["on", "two", "of", "them", "x", "2x", "2", "na", "dwóch", "takich", "with"]
+    words += ["four", "such", "cards", "llama", "70b", "8", "batch", "tych", "z", "16", "17"]
+    rng = random.Random(5)
+    hits = 0
+    for _ in range(20_000):
+        sep = " " * rng.randint(1, 3)
+        text = sep.join(rng.choice(words) for _ in range(rng.randint(1, 6)))
+        s = " " + text + rng.choice(["", "?", "!", " ?", "  "]) + " "
+        if FOLLOW_COUNT.search(s, max(0, len(s) - 40)):
+            hits += 1
+            assert ends_with_count(s), s
+    assert hits > 1000
