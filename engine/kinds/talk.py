@@ -22,6 +22,16 @@ def faq(b: Builder, topic: str) -> Answer:
         known = ", ".join(f"{c.name} ({c.stock_free})" for c in b.cat.cards if c.stock_free)
         body = [b.t("faq.stock_unknown", card=named.name, known=known or "-"), *body]
     title = b.t(f"faq.{topic}.title")
+    if topic == "hourly_vs_monthly" and named is not None:  # "h100 per hour?": the price first
+        hours = b.cat.fleet.provider.hours_per_month
+        by_hour = named.hourly_usd is not None  # a price book that rents by the hour
+        title = b.t(
+            "faq.hourly_card_book" if by_hour else "faq.hourly_card",
+            card=named.name,
+            hour=b.voice.usds[named.hourly_usd or named.monthly_usd / hours],
+            month=b.voice.usds[named.monthly_usd],
+            hours=hours,
+        )
     one = faq_card(b.cat, topic, named)
     answer = Answer(
         kind="faq",

@@ -342,3 +342,25 @@ def test_the_follow_up_count_gate_lets_every_match_through() -> None:
             hits += 1
             assert ends_with_count(s), s
     assert hits > 1000
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("h100 per hour?", "en"),
+        ("ile kosztuje h100 za godzinę", "pl"),
+        ("h100 ชั่วโมงละเท่าไหร่", "th"),
+    ],
+)
+def test_a_card_by_the_hour_leads_with_its_hourly_and_monthly_price(
+    cat: Catalog, text: str, lang: str
+) -> None:
+    from engine.rounding import fmt_usd
+
+    a = ask(text, catalog=cat)
+    h100 = cat.card_by_name["H100 SXM"]
+    assert a.kind == "faq" and a.lang == lang
+    assert a.headline.startswith("H100 SXM")
+    hourly = h100.monthly_usd / cat.fleet.provider.hours_per_month
+    assert fmt_usd(hourly, lang) in a.headline  # 1,690 / 720 = $2.35
+    assert fmt_usd(h100.monthly_usd, lang) in a.headline
