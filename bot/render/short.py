@@ -247,7 +247,10 @@ def short_lines(
             lines.append("⚠️ " + note.text)  # it may be why nothing was understood
     elif lines:
         alt = _alternative(answer)
-        if alt is not None:
+        asked = [(f.card, f.count) for f in answer.fits] or (
+            [(answer.fit.card, answer.fit.count)] if answer.fit is not None else []
+        )
+        if alt is not None and (alt.card, alt.count) not in asked:  # else line 1 said it
             lines.append(_alt_line(catalog, lang, alt, answer.recommendation))
         note = _caveat(answer)
         if note is not None and more_line:  # else "Watch out" follows with every caveat

@@ -284,3 +284,14 @@ def test_a_cut_message_says_so_under_the_headline(catalog: Catalog) -> None:
     shown, _ = tg_short(answer, catalog)
     assert shown.split("\n")[1] == "⚠️ " + note
     assert format_text(answer, catalog).split("\n")[1] == "⚠️ " + note
+
+
+def test_the_short_form_does_not_offer_the_asked_card_as_an_alternative(
+    catalog: Catalog,
+) -> None:
+    answer = ask("llama 3.1 70b int8 32k on a100", catalog=catalog)
+    assert answer.fit is not None and answer.fit.card == "A100 SXM"
+    shown, _ = tg_short(answer, catalog)
+    verdict, headline, *rest = shown.split("\n")
+    assert "A100 SXM" in verdict and "A100 SXM" in headline
+    assert not any("A100 SXM" in line for line in rest), shown  # no "cheaper: the same card"
