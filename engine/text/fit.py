@@ -59,10 +59,12 @@ def headline(v: Voice, a: Answer) -> str:
         return text + roomier(v, f)
     lowest = f.options[-1] if f.options else None
     plain = f.card not in v.cat.card_by_name and f.card not in v.cat.owned_by_name
+    # asked at the lowest rung already: "even INT4 needs" would repeat the question's own number
+    at_lowest = lowest is None or lowest.precision == req.precision
     spec = (
-        "headline.ladder_none_capacity:request,total,hw,cap,lowest,lowest_total"
-        if plain
-        else "headline.ladder_none:request,total,hw,cap,lowest,lowest_total"
+        ("headline.ladder_none_capacity", "headline.ladder_none")[not plain]
+        + ("_lowest" if at_lowest else "")
+        + ":request,total,hw,cap,lowest,lowest_total"
     )
     return fill[spec](
         (

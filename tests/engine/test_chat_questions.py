@@ -364,3 +364,12 @@ def test_a_card_by_the_hour_leads_with_its_hourly_and_monthly_price(
     hourly = h100.monthly_usd / cat.fleet.provider.hours_per_month
     assert fmt_usd(hourly, lang) in a.headline  # 1,690 / 720 = $2.35
     assert fmt_usd(h100.monthly_usd, lang) in a.headline
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "th"])
+def test_no_fit_at_the_lowest_rung_does_not_repeat_its_own_number(cat: Catalog, lang: str) -> None:
+    a = ask("70b int4 on a 3090", lang, catalog=cat)
+    assert a.fit is not None and not a.fit.fits and a.fit.best is None
+    assert a.headline.count("39") == 1  # 39.7 GB once, not "even INT4 needs 39.7 GB" again
+    b = ask("70b on a 3090", lang, catalog=cat)  # asked in BF16: INT4's need is news
+    assert "INT4" in b.headline
