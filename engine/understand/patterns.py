@@ -88,6 +88,23 @@ BATCH = lazy(
     r"|(?<=\d)(?<![\w.$]\d)(\d*)\s*(?:คน|ผู้ใช้|บทสนทนา|เซสชัน)"  # Thai runs words together
     r"|(?:(?<=ผ)ู้ใช้|(?<=ค)น)(?:พร้อมกัน)?\s*(\d+))"
 )
+# A number of users in words: "two users", "dla dwóch użytkowników", "สองคน" (BATCH reads digits)
+_WORD_USERS = {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10, "twenty": 20,
+    "dwóch": 2, "dwoch": 2, "dwie": 2, "dwa": 2, "trzech": 3, "trzy": 3, "czterech": 4,
+    "cztery": 4, "pięciu": 5, "pieciu": 5, "dziesięciu": 10, "dziesieciu": 10,
+}  # fmt: skip
+_THAI_USERS = {"สอง": 2, "สาม": 3, "สี่": 4, "ห้า": 5, "สิบ": 10}
+USER_NUMBERS = {**_WORD_USERS, **_THAI_USERS}
+BATCH_IN_WORDS = lazy(
+    r"(?<![\w.])("
+    + "|".join(sorted(_WORD_USERS, key=len, reverse=True))
+    + r")\s+(?:"
+    + _BATCH_WORDS
+    + r")(?!\w)|("
+    + "|".join(_THAI_USERS)
+    + r")\s*(?:คน|ผู้ใช้)"
+)
 SIZE = lazy(
     r"(\d(?<![\w.$]\d)\d*(?:[.,]\d+)?)\s*(b|t|bn|billion|trillion|mld|miliard\w*|bln)\b"
     r"(?!\s*/)(?:\s*(?:params?|parameters?|parametr\w*))?"

@@ -18,6 +18,7 @@ from engine.understand.catalog_words import CatalogWords, names_number
 from engine.understand.gates import HAS_BATCH, HAS_CONTEXT_NOUN, HAS_CONTEXT_WORD, HAS_SHAPE
 from engine.understand.patterns import (
     BATCH,
+    BATCH_IN_WORDS,
     BIG_NUMBER,
     CONTEXT_BEFORE,
     CONTEXT_KM,
@@ -25,6 +26,7 @@ from engine.understand.patterns import (
     CONTEXT_WORD,
     SHAPE_WORDS,
     SIZE,
+    USER_NUMBERS,
     VRAM_GB,
     shape_field,
 )
@@ -71,6 +73,9 @@ def read_numbers(q: Query, s: str, words: CatalogWords, flags: int) -> tuple[str
             q.batch = int(after_word or after_thai)
         else:  # the number opens the match: its first digit, then the rest of it
             q.batch = int(s[m.start()] + (rest if rest is not None else thai_rest))
+        s = cut(s, m)
+    elif flags & HAS_BATCH and (m := BATCH_IN_WORDS.search(s)):  # "two users"
+        q.batch = USER_NUMBERS[m.group(1) or m.group(2)]
         s = cut(s, m)
 
     if "g" in s and (m := VRAM_GB.search(s)):  # every form ends in "gb", "gib" or "g"

@@ -373,3 +373,18 @@ def test_no_fit_at_the_lowest_rung_does_not_repeat_its_own_number(cat: Catalog, 
     assert a.headline.count("39") == 1  # 39.7 GB once, not "even INT4 needs 39.7 GB" again
     b = ask("70b on a 3090", lang, catalog=cat)  # asked in BF16: INT4's need is news
     assert "INT4" in b.headline
+
+
+@pytest.mark.parametrize(
+    ("text", "batch"),
+    [
+        ("llama 3.1 8b with two users", 2),
+        ("llama 3.1 8b dla dwóch użytkowników", 2),
+        ("llama 3.1 8b สองคน", 2),
+        ("llama 3.1 8b for ten concurrent users on a 4090", 10),
+        ("llama 3.1 8b on two 3090s", 1),  # a count of cards, not of users
+    ],
+)
+def test_a_number_of_users_in_words(cat: Catalog, text: str, batch: int) -> None:
+    a = ask(text, catalog=cat)
+    assert a.request is not None and a.request.batch == batch
