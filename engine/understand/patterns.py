@@ -9,6 +9,7 @@ import re
 
 from engine.lazyre import lazy
 from engine.models import Task
+from engine.understand.counts import COUNT_WORDS
 from engine.understand.stop_words import STOP_WORDS as STOP_WORDS
 
 MAX_MENTIONS = 8  # cards, model ids or precisions read from one message
@@ -88,14 +89,15 @@ BATCH = lazy(
     r"|(?<=\d)(?<![\w.$]\d)(\d*)\s*(?:คน|ผู้ใช้|บทสนทนา|เซสชัน)"  # Thai runs words together
     r"|(?:(?<=ผ)ู้ใช้|(?<=ค)น)(?:พร้อมกัน)?\s*(\d+))"
 )
-# A number of users in words: "two users", "dla dwóch użytkowników", "สองคน" (BATCH reads digits)
-_WORD_USERS = {
-    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10, "twenty": 20,
-    "dwóch": 2, "dwoch": 2, "dwie": 2, "dwa": 2, "trzech": 3, "trzy": 3, "czterech": 4,
-    "cztery": 4, "pięciu": 5, "pieciu": 5, "dziesięciu": 10, "dziesieciu": 10,
-}  # fmt: skip
-_THAI_USERS = {"สอง": 2, "สาม": 3, "สี่": 4, "ห้า": 5, "สิบ": 10}
-USER_NUMBERS = {**_WORD_USERS, **_THAI_USERS}
+# A number of users in words: "two users", "dla dwóch użytkowników", "สองคน" (BATCH reads
+# digits). The card-count words, and the larger numbers people give users in.
+USER_NUMBERS = {
+    **{w: n for w, n in COUNT_WORDS.items() if "pa" not in w},  # not "pair", "para"
+    **{"five": 5, "six": 6, "ten": 10, "twenty": 20, "pięciu": 5, "pieciu": 5, "trzech": 3},
+    **{"dziesięciu": 10, "dziesieciu": 10, "สาม": 3, "ห้า": 5, "สิบ": 10},
+}
+_WORD_USERS = [w for w in USER_NUMBERS if not "\u0e00" <= w[0] <= "\u0e7f"]  # Thai runs on
+_THAI_USERS = [w for w in USER_NUMBERS if w not in _WORD_USERS]
 BATCH_IN_WORDS = lazy(
     r"(?<![\w.])("
     + "|".join(sorted(_WORD_USERS, key=len, reverse=True))

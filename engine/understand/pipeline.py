@@ -138,7 +138,7 @@ def _name_words_only(q: Query, retry: Query, s: str, catalog: Catalog) -> None:
     vocab = model_index(catalog).posting_sets
     keys = [(w, model_key(w).split()) for w in s.split()]
     kept = [w for w, k in keys if k and all(t in vocab or t[0].isdigit() for t in k)]
-    if not kept or len(kept) == len(s.split()):
+    if not kept or len(kept) == len(keys):
         return
     read_model(retry, " " + " ".join(kept) + " ", catalog)  # ``retry``: q before the reading
     if retry.model is not None:
