@@ -141,6 +141,13 @@ def _caveat(answer: Answer) -> Note | None:
     return answer.caveats[0] if answer.caveats else None
 
 
+def _asked_fits(answer: Answer) -> list[Fit]:
+    """The fit on each card or set the question named ("X on A or B": two)."""
+    if len(answer.fits) > 1:
+        return list(answer.fits)
+    return [answer.fit] if answer.fit is not None else []
+
+
 def _fit_verdict(cat: Catalog, lang: str, fit: Fit) -> str:
     """Line 1 of a fit answer for one asked card or set: yes with its room, or the best
     precision it holds, or no with how short it is."""
@@ -189,7 +196,7 @@ def _verdict(answer: Answer, cat: Catalog, teaser: bool) -> list[str]:
     total = (answer.memory_gb or {}).get("total")
     if answer.kind == "fit" and answer.fit is not None:
         # "X on A or B": a verdict line for each card asked about, not the first alone
-        fits = answer.fits[:3] if len(answer.fits) > 1 else [answer.fit]
+        fits = _asked_fits(answer)[:3]
         lines = [_fit_verdict(cat, lang, fit) for fit in fits]
         held = (f.fits or (f.best is not None and f.precision) for f in fits)
         if rec is not None and not any(held):  # nothing asked holds it: what would
@@ -247,9 +254,7 @@ def short_lines(
             lines.append("⚠️ " + note.text)  # it may be why nothing was understood
     elif lines:
         alt = _alternative(answer)
-        asked = [(f.card, f.count) for f in answer.fits] or (
-            [(answer.fit.card, answer.fit.count)] if answer.fit is not None else []
-        )
+        asked = [(f.card, f.count) for f in _asked_fits(answer)]
         if alt is not None and (alt.card, alt.count) not in asked:  # else line 1 said it
             lines.append(_alt_line(catalog, lang, alt, answer.recommendation))
         note = _caveat(answer)
