@@ -140,7 +140,12 @@ def _name_words_only(q: Query, retry: Query, s: str, catalog: Catalog) -> None:
     kept = [w for w, k in keys if k and all(t in vocab or t[0].isdigit() for t in k)]
     if not kept or len(kept) == len(keys):
         return
-    read_model(retry, " " + " ".join(kept) + " ", catalog)  # ``retry``: q before the reading
+    said = (retry.model_words, retry.size_b)  # ``retry``: q before the reading
+    read_model(retry, " " + " ".join(kept) + " ", catalog)
+    named = [w for w in kept if not w.replace(".", "").isdigit()]
+    if retry.model is None and named and len(named) < len(kept):  # "deepseek v3 on 2 nodes"
+        retry.model_words, retry.size_b, retry.others = *said, []
+        read_model(retry, " " + " ".join(named) + " ", catalog)
     if retry.model is not None:
         q.model, q.model_score, q.others = retry.model, retry.model_score, retry.others
         q.model_words, q.size_b, q.unmatched_model = retry.model_words, retry.size_b, False

@@ -388,3 +388,9 @@ def test_no_fit_at_the_lowest_rung_does_not_repeat_its_own_number(cat: Catalog, 
 def test_a_number_of_users_in_words(cat: Catalog, text: str, batch: int) -> None:
     a = ask(text, catalog=cat)
     assert a.request is not None and a.request.batch == batch
+
+
+def test_a_bare_number_beside_a_name_does_not_hide_it(cat: Catalog) -> None:
+    a = ask("deepseek v3 on 2 nodes?", catalog=cat)
+    assert a.request is not None and a.request.model is not None
+    assert a.request.model.id == "deepseek-v3"
