@@ -30,6 +30,7 @@ from engine import (
     fleet_shrink,
     load_catalog,
     pick_lang,
+    warm_up,
 )
 
 __all__ = [
@@ -84,6 +85,7 @@ class Desk:
             metrics.RELOADS.labels("refused").inc()
             log.error("data reload refused, old data keeps serving: %s", shrink)
             return shrink
+        warm_up(fresh)  # still off the loop: the first questions on the new data stay fast
         self.catalog = fresh
         metrics.RELOADS.labels("ok").inc()
         log.info("data reloaded from %s (prices as of %s)", fresh.data_dir, fresh.prices_as_of)
@@ -154,6 +156,7 @@ def desk_for(settings: Settings, catalog: Catalog) -> Desk:
         rate_per_minute=settings.vramchat_rate_per_minute,
         staff_ids=settings.staff_ids,
     )
+    warm_up(catalog)
     settle_heap()
     return desk
 

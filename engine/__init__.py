@@ -45,6 +45,7 @@ from engine.suggest import (
     suggest_models,
 )
 from engine.text.voice import render_text
+from engine.warm import warm_up
 
 __all__ = [
     "DEFAULT_BATCH",
@@ -94,4 +95,5 @@ __all__ = [
     "suggest_cards",
     "suggest_models",
     "t",
+    "warm_up",
 ]

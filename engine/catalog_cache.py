@@ -50,6 +50,12 @@ def per_catalog(fn: Callable[[C], R]) -> Callable[[C], R]:
     return cached
 
 
+def build_indexes(catalog: object) -> None:
+    """Build every index marked @per_catalog for ``catalog`` (each once; kept in its memo)."""
+    for index in _BUILDERS.values():
+        index(catalog)
+
+
 def load(
     cache_dir: Path, d: Path, files: list[str], price_book: str, build: Callable[[Path, str], C]
 ) -> C | object:
@@ -62,8 +68,7 @@ def load(
     cat = read(path, key)
     if cat is None:
         cat = build(d, price_book)
-        for index in _BUILDERS.values():
-            index(cat)
+        build_indexes(cat)
         write(path, key, cat)
     return cat
 

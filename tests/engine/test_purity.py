@@ -106,6 +106,7 @@ def test_public_api_is_pinned() -> None:
         "suggest_cards",
         "suggest_models",
         "t",
+        "warm_up",
     ]
     for name in engine.__all__:
         assert getattr(engine, name) is not None, name
