@@ -9,6 +9,9 @@ from engine.models import Lang
 
 _THAI = lazy(r"[\u0e00-\u0e7f]")
 _PL_CHARS = lazy(r"[ąćęłńóśźż]")
+# "zł" after an amount is the currency's sign, written so in English too ("for 2000 zł"): alone
+# it is a weak Polish word, like "w" or "na", not a Polish letter that decides.
+_ZLOTY_SIGN = lazy(r"(?<![^\W\d_])zł(?![^\W\d_])")
 
 
 def _word_set(text: str) -> frozenset[str]:
@@ -29,7 +32,7 @@ _PL_STEMS = (
 _EN_WORDS = _word_set(
     "how what whats which does do can need fit fits run serve cheapest much many the for and "
     "card about please english with max under best biggest longest is will "
-    "on at in of my have estimate want get"
+    "on at in of my have estimate want get budget month monthly"
 )
 _PL_WEAK = frozenset(["w", "na", "z", "i", "a", "mam", "dla"])  # also in English shorthand or names
 _ENGLISH_SHORTHAND = frozenset(("w/", "w/o", "b/c", "c/w"))
@@ -55,9 +58,14 @@ def detect_lang(text: str) -> Lang | None:
     if not ascii and _THAI.search(text):
         return "th"
     low = text.lower()
-    if not ascii and _PL_CHARS.search(low):
-        return "pl"
     pl, en = 0.0, 0
+    if not ascii and _PL_CHARS.search(low):
+        if "zł" not in low:
+            return "pl"
+        low, signs = _ZLOTY_SIGN.subn(" ", low)
+        if _PL_CHARS.search(low):
+            return "pl"
+        pl = 0.5 * signs
     for w in low.split():  # one pass: each word counted for both languages
         if w in _ENGLISH_SHORTHAND:
             continue

@@ -394,3 +394,24 @@ def test_a_bare_number_beside_a_name_does_not_hide_it(cat: Catalog) -> None:
     a = ask("deepseek v3 on 2 nodes?", catalog=cat)
     assert a.request is not None and a.request.model is not None
     assert a.request.model.id == "deepseek-v3"
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("what can i run for 500 zł", "en"),
+        ("70b for 2000 zł a month", "en"),
+        ("qwen 32b, budget 3000 zł", "en"),
+        ("best model for 1000zł/month", "en"),
+        ("ile vram dla 70b za 500 zł", "pl"),
+        ("budżet 500 zł", "pl"),
+        ("70b 500 zł", "pl"),  # shorthand: the sign is the only hint there is
+    ],
+)
+def test_the_zloty_sign_alone_does_not_make_english_polish(
+    cat: Catalog, text: str, lang: str
+) -> None:
+    a = ask(text, catalog=cat)
+    assert a.lang == lang
+    if lang == "en":
+        assert "zł" in a.text and "złot" not in a.text.lower()
