@@ -41,6 +41,10 @@ MAX_COMPARE = 4  # items side by side, as many as a typed "X vs Y vs Z vs W"
 _SHARED = ("precision", "context_tokens", "kv_dtype", "batch")
 _SUBJECT = ("model", "model_score", "others", "model_words", "size_b", "pasted", "shape")
 
+# Card counts people build beyond the sets we rent: powers of two within a node, then whole
+# 8-card nodes; past 64 cards the answer is a cluster quote, not a count of one card.
+_HARDWARE_COUNTS = (2, 4, 8, 16, 24, 32, 48, 64)
+
 _FAQ_INDEX = lazy(r"^\s*/?(?:faq|pytania|czesto zadawane|คำถามที่พบบ่อย)\s*[?!.]*\s*$", re.I)
 
 
@@ -172,7 +176,11 @@ def _several(b: Builder, req: Request) -> Request:
         card = b.cat.card_by_name[a.name]
         sizes = sorted({n for n in (card.min_count, *card.set_sizes) if n >= card.min_count})
         ok = [n for n in sizes if set_allowed(card, n, w) is None]
-        a.count = next((n for n in ok if set_headroom_gb(card, n, w) >= 0), max(ok or sizes))
+        held = next((n for n in ok if set_headroom_gb(card, n, w) >= 0), None)
+        if held is None:  # no set we rent holds it: the count the hardware itself needs
+            more = (n for n in _HARDWARE_COUNTS if n > sizes[-1])
+            held = next((n for n in more if set_headroom_gb(card, n, w) >= 0), None)
+        a.count = held if held is not None else max(ok or sizes)
     first = b.q.cards[0]
     return req.model_copy(update={"count": first.count}) if first.name == req.card else req
 

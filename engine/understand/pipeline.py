@@ -207,7 +207,9 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             s, pos = s[:start] + " " + s[end:], start
             continue
         if all(c.name != card.name for c in q.cards):
-            window, before = s[max(0, start - 12) : end], s[max(0, start - 12) : start]
+            # A name's own final "s" ("l40s") is not a plural; one more ("l40ss") is.
+            window = s[max(0, start - 12) : end - (alias[-1:] == "s")]
+            before = s[max(0, start - 12) : start]
             several = count is None and says_several(window, before, s[end : end + 8])
             q.cards.append(CardAsk(card.name, count, several))
         s = s[:start] + " " + s[end:]

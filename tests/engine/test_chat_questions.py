@@ -415,3 +415,34 @@ def test_the_zloty_sign_alone_does_not_make_english_polish(
     assert a.lang == lang
     if lang == "en":
         assert "zł" in a.text and "złot" not in a.text.lower()
+
+
+@pytest.mark.parametrize(
+    ("text", "fewer", "card", "count"),
+    [
+        ("how many 4090 for 70b", "70b on 4x 4090", "RTX 4090", 8),  # 145 GB; no 4090 sets
+        ("how many rtx 3090 do i need for llama 3.1 70b int4", "llama 3.1 70b int4 on 3090",
+         "RTX 3090", 2),
+        ("ile 4090 potrzebuję do 70b", "70b na 4x 4090", "RTX 4090", 8),
+        ("how many h200 for kimi k2", "kimi k2 on 4x h200", "H200 SXM", 8),
+        ("how many h100 for deepseek v3", "deepseek v3 on 8x h100", "H100 SXM", 16),  # 675 GB
+        ("deepseek r1 ต้องใช้ h200 กี่ใบ", "deepseek r1 on 4x h200", "H200 SXM", 8),
+    ],
+)  # fmt: skip
+def test_how_many_counts_the_hardware_past_the_sets_we_rent(
+    cat: Catalog, text: str, fewer: str, card: str, count: int
+) -> None:
+    """ "How many X" is answered with the smallest count of X that holds it; that we do not
+    rent that set is said as a separate fact."""
+    a = ask(text, catalog=cat)
+    assert a.kind == "fit" and a.fit is not None
+    assert (a.fit.card, a.fit.count, a.fit.fits) == (card, count, True)
+    less = ask(fewer, catalog=cat).fit  # the next count down does not hold it as asked
+    assert less is not None and less.card == card and less.count < count and not less.fits
+
+
+@pytest.mark.parametrize("text", ["70b on l40s", "70b fp8 on l40s or h100 pcie"])
+def test_a_name_ending_in_s_is_not_a_plural(cat: Catalog, text: str) -> None:
+    a = ask(text, catalog=cat)
+    assert a.fit is not None and (a.fit.card, a.fit.count) == ("L40S", 1)
+    assert a.request is not None and a.request.count is None  # as asked: no count said
