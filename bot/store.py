@@ -86,9 +86,12 @@ class MemoryStore:
 
 
 def context_to_json(ctx: Context) -> str:
-    return json.dumps({"request": ctx.request.model_dump(mode="json"), "pick": ctx.pick_card})
+    request = ctx.request.model_dump(mode="json")
+    return json.dumps({"request": request, "pick": ctx.pick_card, "vram_gb": ctx.vram_gb})
 
 
 def context_from_json(text: str) -> Context:
     raw = json.loads(text)
-    return Context(Request.model_validate(raw["request"]), raw.get("pick"))
+    vram = raw.get("vram_gb")  # absent from contexts stored before it was kept
+    vram_gb = float(vram) if isinstance(vram, int | float) and vram > 0 else None
+    return Context(Request.model_validate(raw["request"]), raw.get("pick"), None, vram_gb)

@@ -66,6 +66,8 @@ def ask(
     ``options`` are values the adapter already has as fields (they win over the text)."""
     cat = catalog or default_catalog()
     q = parse(text or "", cat)
+    if previous is not None and previous.vram_gb and q.vram_gb is None:
+        _keep_amount(q, previous.vram_gb)
     forced = pick_lang(lang)
     reply_lang: Lang = forced or q.lang or pick_lang(locale) or "en"
     b = Builder(cat, reply_lang, q, previous)
@@ -160,9 +162,20 @@ def context_of(answer: Answer) -> Context | None:
         return None
     rec = answer.recommendation
     pick, count = (rec.card, rec.count) if rec else (None, None)
-    if answer.fit is not None:
-        pick, count = answer.fit.card, answer.fit.count
-    return Context(answer.request, pick, count)
+    fit, vram = answer.fit, None
+    if fit is not None:
+        pick, count = fit.card, fit.count
+        if answer.request.card is None:  # checked against a plain amount, not a card
+            vram = fit.vram_gb
+    return Context(answer.request, pick, count, vram)
+
+
+def _keep_amount(q: Query, vram_gb: float) -> None:
+    """A follow-up that names no hardware ("and at 32k?") stays on the last plain amount."""
+    if q.cards or q.owned or q.count is not None:
+        return
+    if (q.followup or not q.has_subject) and (q.has_modifier or q.followup or q.has_subject):
+        q.vram_gb = vram_gb
 
 
 def _several(b: Builder, req: Request) -> Request:

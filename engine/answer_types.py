@@ -260,6 +260,7 @@ class Context:
     request: Request
     pick_card: str | None = None
     pick_count: int | None = None
+    vram_gb: float | None = None  # the plain amount it was checked against ("in 48gb")
 
 
 def new_answer(fields: dict[str, Any]) -> Answer:

@@ -446,3 +446,37 @@ def test_a_name_ending_in_s_is_not_a_plural(cat: Catalog, text: str) -> None:
     a = ask(text, catalog=cat)
     assert a.fit is not None and (a.fit.card, a.fit.count) == ("L40S", 1)
     assert a.request is not None and a.request.count is None  # as asked: no count said
+
+
+@pytest.mark.parametrize(
+    ("first", "follow", "fits", "precision", "context"),
+    [
+        ("70b int4 in 48gb", "and at 32k?", True, "int4", 32768),
+        ("70b int4 in 48gb", "what about fp8?", False, "fp8", 8192),
+        ("does qwen2.5 32b fit in 24gb vram", "and at 32k?", False, "bf16", 32768),
+        ("70b on m2 ultra 192gb", "and at 128k?", True, "bf16", 131072),
+    ],
+)
+def test_a_follow_up_stays_on_the_plain_amount_it_was_checked_against(
+    cat: Catalog, first: str, follow: str, fits: bool, precision: str, context: int
+) -> None:
+    from engine import context_of
+
+    before = ask(first, catalog=cat)
+    assert before.fit is not None
+    ctx = context_of(before)
+    assert ctx is not None and ctx.vram_gb == before.fit.vram_gb
+    a = ask(follow, catalog=cat, previous=ctx)
+    assert a.kind == "fit" and a.fit is not None
+    assert (a.fit.card, a.fit.vram_gb, a.fit.fits) == (before.fit.card, before.fit.vram_gb, fits)
+    assert a.request is not None
+    assert (a.request.precision, a.request.context_tokens) == (precision, context)
+
+
+def test_a_card_named_in_the_follow_up_replaces_the_amount(cat: Catalog) -> None:
+    from engine import context_of
+
+    ctx = context_of(ask("70b int4 in 48gb", catalog=cat))
+    a = ask("and on an h100?", catalog=cat, previous=ctx)
+    assert a.fit is not None and a.fit.card == "H100 SXM"
+    assert context_of(a) is not None and context_of(a).vram_gb is None  # type: ignore[union-attr]

@@ -1,0 +1,28 @@
+"""The conversation context as the shared store keeps it: every field survives the trip, and
+a context stored before a field existed still loads."""
+
+from __future__ import annotations
+
+import json
+
+from bot.store import context_from_json, context_to_json
+from engine import ask, context_of, load_catalog
+
+
+def test_a_plain_amount_survives_the_store() -> None:
+    ctx = context_of(ask("70b int4 in 48gb", catalog=load_catalog()))
+    assert ctx is not None and ctx.vram_gb == 48.0
+    back = context_from_json(context_to_json(ctx))
+    assert back.request == ctx.request and back.pick_card == ctx.pick_card
+    assert back.vram_gb == 48.0
+
+
+def test_a_context_stored_without_the_amount_still_loads() -> None:
+    ctx = context_of(ask("70b int4 on an h100", catalog=load_catalog()))
+    assert ctx is not None and ctx.vram_gb is None
+    old = json.loads(context_to_json(ctx))
+    del old["vram_gb"]
+    back = context_from_json(json.dumps(old))
+    assert back.request == ctx.request and back.vram_gb is None
+    old["vram_gb"] = "48"  # not a number: ignored, never an error
+    assert context_from_json(json.dumps(old)).vram_gb is None
