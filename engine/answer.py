@@ -45,6 +45,14 @@ _SUBJECT = ("model", "model_score", "others", "model_words", "size_b", "pasted",
 # 8-card nodes; past 64 cards the answer is a cluster quote, not a count of one card.
 _HARDWARE_COUNTS = (2, 4, 8, 16, 24, 32, 48, 64)
 
+# "I have", "we've got", "my", "mam", "ผมมี": a card named alone is the asker's own, and
+# the question is what it runs, not the card's rental sheet.
+_OWNS = lazy(
+    r"\b(?:i|we)(?:\s+(?:already\s+)?(?:have|own|got)|'ve\s+got|\s*'?ve)\b|\b(?:my|our)\b"
+    r"|\b(?:mam|mamy|posiadam|mój|moja|moje|moim|mojej)\b|(?:ผม|ฉัน|เรา|หนู)มี|ของ(?:ผม|ฉัน|เรา)",
+    re.I,
+)
+
 _FAQ_INDEX = lazy(r"^\s*/?(?:faq|pytania|czesto zadawane|คำถามที่พบบ่อย)\s*[?!.]*\s*$", re.I)
 
 
@@ -241,9 +249,11 @@ def _dispatch(b: Builder) -> Answer:
             return clarify(b)
         if q.budget_usd is not None:
             return budget(b)
-        if q.cards:
+        if q.cards and not _OWNS.search(q.text):
             return card(b, q.cards[0].name)
-        if q.owned and not q.model_words.split():  # "rtx 4060 ti" alone: what fits on it
+        if q.cards and not q.model_words.split():  # "i have 2x 3090": what fits on mine
+            return what_fits(b)
+        if (q.owned or q.vram_gb) and not q.model_words.split():  # "rtx 4060 ti", "128gb"
             return what_fits(b)
         return help_answer(b, not_understood=True)
     req, model_note = merged

@@ -34,6 +34,7 @@ _STOP_WORDS = (
     "uzytkownikow użytkownika sesji rozmów coding chatbot assistant agent rag production prod "
     "dev test testing cheap fast faster speed quality vision multimodal several multiple few "
     "kilka kilku paru hour hours hourly godzina godziny godzinę godzin wynająć wynajac wynajem "
-    "single lol pls plz haha bro thanks thx"
+    "single lol pls plz haha bro thanks thx have has had own owns owned i've ive we've "
+    "laptop desktop pc computer workstation graphics"
 )
 STOP_WORDS = frozenset(_STOP_WORDS.split())  # autocomplete reads them too

@@ -480,3 +480,34 @@ def test_a_card_named_in_the_follow_up_replaces_the_amount(cat: Catalog) -> None
     a = ask("and on an h100?", catalog=cat, previous=ctx)
     assert a.fit is not None and a.fit.card == "H100 SXM"
     assert context_of(a) is not None and context_of(a).vram_gb is None  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("m3 max 128gb", "128 GB"),
+        ("128gb", "128 GB"),
+        ("mac studio 192gb", "192 GB"),
+        ("i have 12gb", "12 GB"),
+        ("my gpu has 16gb", "16 GB"),
+        ("my laptop has 8gb vram", "8 GB"),
+        ("mam 16gb vram", "16 GB"),
+        ("i own an rtx 4080", "RTX 4080"),
+        ("i have a 4090", "RTX 4090"),
+        ("we have 4 a100s", "4× A100 SXM"),
+        ("i've got 2x 3090", "2× RTX 3090"),
+        ("mam dwie 3090", "2× RTX 3090"),
+        ("ผมมี 4090", "RTX 4090"),
+    ],
+)
+def test_hardware_named_alone_as_ones_own_gets_what_fits_on_it(
+    cat: Catalog, text: str, label: str
+) -> None:
+    a = ask(text, catalog=cat)
+    assert a.kind == "capacity"
+    assert label in a.headline
+
+
+@pytest.mark.parametrize("text", ["a100", "h100?", "card a40", "h100 specs"])
+def test_a_card_named_alone_without_owning_it_gets_its_sheet(cat: Catalog, text: str) -> None:
+    assert ask(text, catalog=cat).kind == "card"
