@@ -11,7 +11,7 @@ from collections.abc import Callable
 from engine.answer_types import Answer, Note, Section
 from engine.kinds.base import Builder
 from engine.text.labels import model_label, request_label
-from engine.text.voice import Voice, ctx_label
+from engine.text.voice import Voice, ctx_label, precision_label
 
 
 def labels(v: Voice, items: list[Answer]) -> list[str]:
@@ -20,7 +20,13 @@ def labels(v: Voice, items: list[Answer]) -> list[str]:
     reqs = [a.request for a in items]
     if not all(reqs):
         return [
-            (a.card.name if a.card else (a.request and request_label(v, a.request)) or "?")
+            (
+                a.card.name
+                if a.card
+                else _hw(a)
+                if a.kind == "capacity"
+                else (a.request and request_label(v, a.request)) or "?"
+            )
             for a in items
         ]
     parts: list[list[str]] = [[] for _ in items]
@@ -50,6 +56,12 @@ def _hw(a: Answer) -> str:
     return f.card if f.count == 1 else f"{f.count}× {f.card}"
 
 
+def _with_memory(v: Voice, label: str, vram_gb: float | None) -> str:
+    """A card's label with its memory ("A100 SXM (80 GB)"); a plain amount is its own."""
+    amount = f"{v.gb(vram_gb or 0.0)} GB"
+    return label if label == amount else f"{label} ({amount})"
+
+
 def row(v: Voice, a: Answer, label: str) -> str:
     if a.kind == "card" and a.card is not None:
         c = a.card
@@ -63,6 +75,18 @@ def row(v: Voice, a: Answer, label: str) -> str:
         )
     if a.kind == "fit":
         return f"{label}: {a.headline}"
+    if a.kind == "capacity" and a.fit is not None:
+        label = _with_memory(v, label, a.fit.vram_gb)
+        if not a.budget:
+            return v.t("compare.row_capacity_none", label=label)
+        top = a.budget[0]  # the list is largest first
+        return v.t(
+            "compare.row_capacity",
+            label=label,
+            model=top.model,
+            prec=precision_label(top.precision),
+            need=v.gb(top.need_gb),
+        )
     total = (a.memory_gb or {}).get("total", 0.0)
     p = a.recommendation
     if p is None:
@@ -95,6 +119,14 @@ def verdict(v: Voice, items: list[Answer], names: list[str]) -> str:
             cheap=cheap.name,
             price=v.usd(cheap.monthly_usd),
         )
+    held = [(a.fit, n) for a, n in zip(items, names, strict=True) if a.kind == "capacity"]
+    if len(held) == len(items):
+        sizes = [(f.vram_gb or 0.0) if f is not None else 0.0 for f, _ in held]
+        most = max(sizes)
+        if len(set(sizes)) == 1:
+            return v.t("compare.verdict_capacity_same", vram=v.gb(most))
+        name = held[sizes.index(most)][1]
+        return v.t("compare.verdict_capacity", big=_with_memory(v, name, most))
     if all(a.kind == "fit" and a.fit is not None for a in items):
         yes = [n for a, n in zip(items, names, strict=True) if a.fit and a.fit.fits]
         if yes:

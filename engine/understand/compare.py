@@ -107,8 +107,9 @@ def _slot(q: Query, name: str) -> Any:
         if q.model is not None:
             return ("model", q.model.id)
         return ("size", q.size_b) if q.size_b is not None else None
-    if name == "cards":
-        return tuple((c.name, c.count) for c in (*q.cards, *q.owned)) or None
+    if name == "cards":  # the hardware: cards, or a plain amount ("m3 max 128gb vs a100")
+        named = tuple((c.name, c.count) for c in (*q.cards, *q.owned))
+        return named or ((("", q.vram_gb),) if q.vram_gb else None)
     if name in ("wants_fit",):
         return q.wants_fit or None
     if name == "wants_what_fits":
@@ -132,7 +133,7 @@ def _thai_pair(qs: list[Query]) -> bool:
     """Whether "A กับ B" compares: two models, or two cards alone ("h100 กับ a100"); a model
     with a card ("70b กับ 4090") is one fit."""
     models = all(q.model is not None for q in qs)
-    return models or all(q.cards and not q.has_subject for q in qs)
+    return models or all((q.cards or q.vram_gb) and not q.has_subject for q in qs)
 
 
 def alternatives(
@@ -175,6 +176,15 @@ def alternatives(
                 src = next((o for o in qs if _slot(o, name) is not None), None)
                 if src is not None:
                     _copy(q, src, name)
+    return _hardware_read(qs)
+
+
+def _hardware_read(qs: list[Query]) -> list[Query]:
+    """The items when each names something; memory against a card asks what each holds,
+    not one card's rental sheet."""
     if not all(q.has_subject or q.cards or q.owned or q.vram_gb for q in qs):
         return []
+    if not any(q.has_subject for q in qs) and any(q.vram_gb for q in qs):
+        for q in qs:
+            q.wants_what_fits = True
     return qs

@@ -511,3 +511,28 @@ def test_hardware_named_alone_as_ones_own_gets_what_fits_on_it(
 @pytest.mark.parametrize("text", ["a100", "h100?", "card a40", "h100 specs"])
 def test_a_card_named_alone_without_owning_it_gets_its_sheet(cat: Catalog, text: str) -> None:
     assert ask(text, catalog=cat).kind == "card"
+
+
+@pytest.mark.parametrize(
+    ("text", "most", "lang"),
+    [
+        ("m3 max 128gb vs a100", "128 GB", "en"),
+        ("mac studio 192gb vs h100", "192 GB", "en"),
+        ("4090 vs 48gb", "48 GB", "en"),
+        ("m2 ultra 192gb czy h100?", "192 GB", "pl"),
+        ("128gb กับ a100", "128 GB", "th"),
+    ],
+)
+def test_memory_against_a_card_compares_what_each_holds(
+    cat: Catalog, text: str, most: str, lang: str
+) -> None:
+    """Both sides kept: the plain amount is not dropped for the card's rental sheet."""
+    a = ask(text, catalog=cat)
+    assert a.kind == "compare" and a.lang == lang
+    assert [i.kind for i in a.items] == ["capacity", "capacity"]
+    assert a.headline.startswith(most)
+    rows = a.sections[0].lines
+    assert len(rows) == 2
+    for item, line in zip(a.items, rows, strict=True):
+        assert item.budget and item.budget[0].model in line  # the largest that fits on each
+    assert all(i.budget[0].need_gb <= (i.fit.vram_gb or 0) for i in a.items if i.fit)
