@@ -23,7 +23,8 @@ _PL_WORDS = _word_set(
     "ile ilu jaki jaka jakie jakiej czy dla partia partii karta karty karte kartę kartach "
     "miesiecznie miesięcznie miesiac miesiąc pamieci pamięci moge mogę kosztuje jak miesci "
     "mieści wystarczy obliczyc obliczyć pytanie pomoc najlepszy uruchomic uruchomić dwoch dwóch "
-    "dwie cennik mam prosze proszę macie w na z zamiast tego teraz samo oraz przy"
+    "dwie cennik mam prosze proszę macie w na z zamiast tego teraz samo oraz przy dlaczego "
+    "czemu tylko pokazuje"
 )
 _PL_STEMS = (
     "potrzebuj", "kontekst", "dostrajani", "dostroi", "zmiesci", "zmieści", "uzytkownik",

@@ -536,3 +536,17 @@ def test_memory_against_a_card_compares_what_each_holds(
     for item, line in zip(a.items, rows, strict=True):
         assert item.budget and item.budget[0].model in line  # the largest that fits on each
     assert all(i.budget[0].need_gb <= (i.fit.vram_gb or 0) for i in a.items if i.fit)
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("why does nvidia-smi show less than 24 GB on my 4090?", "en"),
+        ("nvidia-smi says 24564MiB", "en"),
+        ("my 4090 only shows 23.99 GiB", "en"),
+        ("dlaczego nvidia-smi pokazuje tylko 23 GB", "pl"),
+    ],
+)
+def test_a_tool_showing_less_memory_gets_the_gib_answer(cat: Catalog, text: str, lang: str) -> None:
+    a = ask(text, catalog=cat)
+    assert (a.kind, a.faq_topic, a.lang) == ("faq", "gib", lang)
