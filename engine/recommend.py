@@ -250,12 +250,92 @@ def _cheapest(
     return best
 
 
+# A set of the fleet with what the scans read of its card: (card, count, capacity, price, no
+# FP8, a single it does not rent, no full fine-tuning sets, bandwidth x 1, x count)
+SetRow = tuple[Card, int, float, float, bool, bool, bool, float, float]
+_Holding = tuple[tuple[float, ...], tuple[tuple[SetRow, ...], ...], tuple[tuple[SetRow, ...], ...]]
+
+
+@lru_cache(maxsize=8)
+def _holding_table(catalog: Catalog) -> _Holding:
+    """The distinct capacities of the fleet's sets, ascending, and for each the rows of the
+    sets that hold at least that much, cheapest first (the order of :func:`fleet_sets`):
+    without and with FP8 cards only. Per catalog: a scan reads only the sets that hold the
+    need, and no capacity or FP8 test per set."""
+    rows = [
+        (
+            card,
+            n,
+            capacity,
+            price,
+            not card.fp8,
+            n == 1 and card.min_count > 1,
+            not card.full_ft_sets,
+            card.bandwidth_gbps * 1,
+            card.bandwidth_gbps * n,
+        )
+        for card, n, capacity, price in fleet_sets(catalog)
+    ]
+    caps = tuple(sorted({r[2] for r in rows}))
+    every = tuple(tuple(r for r in rows if r[2] >= c) for c in caps)
+    fp8 = tuple(tuple(r for r in holding if not r[4]) for holding in every)
+    return caps, every, fp8
+
+
+def holding_sets(catalog: Catalog, need_gb: float, needs_fp8: bool) -> tuple[SetRow, ...]:
+    """The rows of the fleet's sets that hold ``need_gb`` (capacity at or above it) and run
+    FP8 weights when ``needs_fp8``, cheapest first."""
+    caps, every, fp8 = _holding_table(catalog)
+    k = bisect_left(caps, need_gb)  # the smallest capacity at or above the need
+    if k == len(caps):
+        return ()
+    return fp8[k] if needs_fp8 else every[k]
+
+
+def _cheapest_set(catalog: Catalog, w: Workload) -> tuple[Card, int] | None:
+    """``_cheapest(fleet_sets(catalog), w)`` over the sets that hold the need only, with
+    ``set_headroom_gb``, ``set_allowed`` and ``decode_for`` written out (the same terms)."""
+    best: tuple[Card, int] | None = None
+    best_price = best_neg = 0.0
+    need, read, split = w.need_gb, w.weights_read_gb, w.layer_split
+    kv_gb, kv_heads, replicated = w.kv_gb, w.kv_heads, w.kv_replicated
+    heads = w.attention_heads
+    full = w.task == "full"
+    inference = w.task == "inference"
+    for card, n, capacity, price, _, blocked, no_full, bw_one, bw_n in holding_sets(
+        catalog, need, w.needs_fp8
+    ):
+        if best is not None and price > best_price:
+            break
+        if n == 1:
+            if blocked:
+                continue
+        else:
+            extra = 0.0  # kv_extra_gb(kv_gb, n, kv_heads, replicated), term for term
+            if kv_gb:
+                if replicated:
+                    extra = kv_gb * 1.0 - kv_gb / n
+                elif kv_heads and kv_heads < n:
+                    extra = kv_gb * (1 / kv_heads) - kv_gb / n
+            if (
+                capacity - need - extra * n < 0
+                or (full and no_full)
+                or (inference and heads and heads % n)
+                or (inference and kv_heads and kv_heads > n and kv_heads % n)
+            ):
+                continue
+        neg = -((bw_one if split else bw_n) / read if read else 0.0)
+        if best is None or neg < best_neg:  # the same price here: the faster wins
+            best, best_price, best_neg = (card, n), price, neg
+    return best
+
+
 def recommend(catalog: Catalog, w: Workload) -> tuple[Pick | None, int | None]:
     """(pick, None) or (None, cluster nodes) when even the largest node is too small.
 
     The pick is the first single card of the options or else its first set, found without
     building and sorting the whole list."""
-    best = _cheapest_single(catalog, w) or _cheapest(fleet_sets(catalog), w)
+    best = _cheapest_single(catalog, w) or _cheapest_set(catalog, w)
     if best is not None:
         return make_pick(catalog, best[0], best[1], w), None
     node = catalog.card_by_name[catalog.fleet.cluster.card]
