@@ -116,7 +116,11 @@ def fit_on(b: Builder, hw: Hardware, req: Request, w: Workload) -> Fit:
     d["offered"] = is_offered
     d["max_context_tokens"] = mctx
     d["max_batch"] = mbatch
-    d["changes"] = [] if fits else ladder.changes(b, hw, req, best, mctx, mbatch)
+    d["changes"] = (
+        []
+        if fits or shown_rungs is None
+        else ladder.changes(b, hw, req, best, mctx, mbatch, shown_rungs, asked_at)
+    )
     d["rental"] = rental
     d["interconnect"] = card.interconnect if card is not None else None
     d["link_gbps"] = card.link_gbps if card is not None else None
