@@ -51,13 +51,10 @@ def _options(
     out: list[_Option] = []
     stop = start
     for stop in range(start, len(rows)):
-        card, n, capacity, price, _, blocked, no_full, bw_one, bw_n = rows[stop]
+        card, n, capacity, price, _, _, no_full, bw_one, bw_n = rows[stop]
         if price > dearest:
             break
-        if n == 1:
-            if blocked:
-                continue
-        else:
+        if n > 1:  # a single holds the need (the table has no single not rented alone)
             extra = 0.0  # kv_extra_gb(kv_gb, n, kv_heads, replicated), term for term
             if kv_gb:
                 if replicated:

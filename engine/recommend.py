@@ -113,33 +113,27 @@ def make_pick(
     row = _pick_rows(catalog).get((card.name, count))
     if row is None or row[0] is not card:  # a set the fleet does not offer: the long way
         row = _pick_row(catalog, card, count)
-    _, list_usd, pct, price, hourly, bw_one, bw_n = row
+    _, fixed, bw_one, bw_n = row
     # set_headroom_gb(card, count, w), written out: one card copies no cache
     extra = 0.0 if count == 1 else kv_extra_gb(w.kv_gb, count, w.kv_heads, w.kv_replicated)
     headroom = card.vram_gb * count - w.need_gb - extra * count
     read = w.weights_read_gb
     # Trusted numbers computed here: stored straight (Pick.model_construct with every field
-    # given, the defaults loop skipped), as this runs for every configuration shown
+    # given, the defaults loop skipped), as this runs for every configuration shown: the
+    # set's own fields copied from its row's dict (in field order), then the workload's
     p = _new(Pick)
-    d = p.__dict__  # key by key, in field order: no keyword dict per pick
-    d["card"] = card.name
-    d["count"] = count
-    d["monthly_usd"] = price
+    d = p.__dict__
+    d.update(fixed)
     d["headroom_gb"] = headroom
     d["tight"] = is_tight(headroom, count)
-    d["list_usd"] = list_usd
-    d["discount_pct"] = pct
     d["reason"] = reason
     # decode_for(card, count, read, split): bandwidth x (1 if split else count) / read
     d["decode_tok_s"] = ((bw_one if w.layer_split else bw_n) / read) if read else None
-    d["hourly_usd"] = hourly
-    d["precision"] = None
-    d["need_gb"] = None
     return p
 
 
 _new = object.__new__
-_PickRow = tuple[Card, float, float, float, float | None, float, float]
+_PickRow = tuple[Card, dict[str, object], float, float]
 
 
 @lru_cache(maxsize=8)
@@ -149,10 +143,25 @@ def _pick_rows(catalog: Catalog) -> dict[tuple[str, int], _PickRow]:
 
 
 def _pick_row(catalog: Catalog, card: Card, count: int) -> _PickRow:
-    """(card, list price, discount %, price, hourly price, bandwidth x 1, x count)."""
+    """(card, the Pick fields the set alone decides, every field in declaration order with
+    the workload's as None, bandwidth x 1, x count)."""
     list_usd, pct, price = set_price(catalog, card, count)
     hourly = card.hourly_usd * count if card.hourly_usd is not None else None
-    return card, list_usd, pct, price, hourly, card.bandwidth_gbps * 1, card.bandwidth_gbps * count
+    fixed: dict[str, object] = {
+        "card": card.name,
+        "count": count,
+        "monthly_usd": price,
+        "headroom_gb": None,
+        "tight": None,
+        "list_usd": list_usd,
+        "discount_pct": pct,
+        "reason": None,
+        "decode_tok_s": None,
+        "hourly_usd": hourly,
+        "precision": None,
+        "need_gb": None,
+    }
+    return card, fixed, card.bandwidth_gbps * 1, card.bandwidth_gbps * count
 
 
 def set_allowed(card: Card, count: int, w: Workload) -> str | None:
@@ -277,7 +286,8 @@ def _holding_table(catalog: Catalog) -> _Holding:
         for card, n, capacity, price in fleet_sets(catalog)
     ]
     caps = tuple(sorted({r[2] for r in rows}))
-    every = tuple(tuple(r for r in rows if r[2] >= c) for c in caps)
+    # a single card rented two at a time is never an option: left out of every scan
+    every = tuple(tuple(r for r in rows if r[2] >= c and not r[5]) for c in caps)
     fp8 = tuple(tuple(r for r in holding if not r[4]) for holding in every)
     return caps, every, fp8
 
@@ -302,15 +312,12 @@ def _cheapest_set(catalog: Catalog, w: Workload) -> tuple[Card, int] | None:
     heads = w.attention_heads
     full = w.task == "full"
     inference = w.task == "inference"
-    for card, n, capacity, price, _, blocked, no_full, bw_one, bw_n in holding_sets(
+    for card, n, capacity, price, _, _, no_full, bw_one, bw_n in holding_sets(
         catalog, need, w.needs_fp8
     ):
         if best is not None and price > best_price:
             break
-        if n == 1:
-            if blocked:
-                continue
-        else:
+        if n > 1:  # a single holds the need (the table has no single not rented alone)
             extra = 0.0  # kv_extra_gb(kv_gb, n, kv_heads, replicated), term for term
             if kv_gb:
                 if replicated:

@@ -169,18 +169,24 @@ def ceiling(b: Builder, hw: Hardware, req: Request) -> float | None:
 
 
 def option(b: Builder, hw: Hardware, req: Request) -> FitOption:
+    """The option of a request that is not one of the shown rungs (a training request, or
+    one the hardware does not run): ``FitOption(...)`` stored straight, in field order, the
+    float fields with the generated __init__'s int-to-float step."""
     total, room = room_on(b, hw, req)
     fits = room >= 0 and runnable(b, hw, req)
-    return FitOption(
-        precision=req.precision,
-        kv_dtype=req.kv_dtype,
-        context_tokens=req.context_tokens,
-        batch=req.batch,
-        total_gb=total,
-        fits=fits,
-        headroom_gb=room,
-        decode_tok_s=ceiling(b, hw, req) if fits else None,
-    )
+    dec = ceiling(b, hw, req) if fits else None
+    o = _new(FitOption)
+    d = o.__dict__
+    d["precision"] = req.precision
+    d["kv_dtype"] = req.kv_dtype
+    d["context_tokens"] = req.context_tokens
+    d["batch"] = req.batch
+    d["total_gb"] = _float(total)
+    d["fits"] = fits
+    d["headroom_gb"] = _float(room)
+    d["decode_tok_s"] = _float(dec)
+    d["max_context_tokens"] = None
+    return o
 
 
 def _fit_change(
