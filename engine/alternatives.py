@@ -51,7 +51,7 @@ def _options(
     out: list[_Option] = []
     stop = start
     for stop in range(start, len(rows)):
-        card, n, capacity, price, _, _, no_full, bw_one, bw_n = rows[stop]
+        card, n, capacity, price, no_full, bw_one, bw_n = rows[stop]
         if price > dearest:
             break
         if n > 1:  # a single holds the need (the table has no single not rented alone)

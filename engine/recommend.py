@@ -125,7 +125,8 @@ def make_pick(
     d = p.__dict__
     d.update(fixed)
     d["headroom_gb"] = headroom
-    d["tight"] = is_tight(headroom, count)
+    # is_tight(headroom, count), written out
+    d["tight"] = headroom < TIGHT_SINGLE_GB if count == 1 else headroom / count < TIGHT_PER_CARD_GB
     d["reason"] = reason
     # decode_for(card, count, read, split): bandwidth x (1 if split else count) / read
     d["decode_tok_s"] = ((bw_one if w.layer_split else bw_n) / read) if read else None
@@ -260,8 +261,8 @@ def _cheapest(
 
 
 # A set of the fleet with what the scans read of its card: (card, count, capacity, price, no
-# FP8, a single it does not rent, no full fine-tuning sets, bandwidth x 1, x count)
-SetRow = tuple[Card, int, float, float, bool, bool, bool, float, float]
+# full fine-tuning sets, bandwidth x 1, x count)
+SetRow = tuple[Card, int, float, float, bool, float, float]
 _Holding = tuple[tuple[float, ...], tuple[tuple[SetRow, ...], ...], tuple[tuple[SetRow, ...], ...]]
 
 
@@ -269,27 +270,28 @@ _Holding = tuple[tuple[float, ...], tuple[tuple[SetRow, ...], ...], tuple[tuple[
 def _holding_table(catalog: Catalog) -> _Holding:
     """The distinct capacities of the fleet's sets, ascending, and for each the rows of the
     sets that hold at least that much, cheapest first (the order of :func:`fleet_sets`):
-    without and with FP8 cards only. Per catalog: a scan reads only the sets that hold the
-    need, and no capacity or FP8 test per set."""
-    rows = [
-        (
-            card,
-            n,
-            capacity,
-            price,
-            not card.fp8,
-            n == 1 and card.min_count > 1,
-            not card.full_ft_sets,
-            card.bandwidth_gbps * 1,
-            card.bandwidth_gbps * n,
-        )
-        for card, n, capacity, price in fleet_sets(catalog)
-    ]
-    caps = tuple(sorted({r[2] for r in rows}))
-    # a single card rented two at a time is never an option: left out of every scan
-    every = tuple(tuple(r for r in rows if r[2] >= c and not r[5]) for c in caps)
-    fp8 = tuple(tuple(r for r in holding if not r[4]) for holding in every)
-    return caps, every, fp8
+    all of them, and those of FP8 cards only. A single card rented two at a time is never an
+    option and is left out. Per catalog: a scan reads only the sets that hold the need, with
+    no capacity, FP8 or minimum-count test per set."""
+    caps = tuple(sorted({s[2] for s in fleet_sets(catalog)}))
+    every, fp8 = [], []
+    for c in caps:
+        rows = [
+            (
+                card,
+                n,
+                capacity,
+                price,
+                not card.full_ft_sets,
+                card.bandwidth_gbps * 1,
+                card.bandwidth_gbps * n,
+            )
+            for card, n, capacity, price in fleet_sets(catalog)
+            if capacity >= c and not (n == 1 and card.min_count > 1)
+        ]
+        every.append(tuple(rows))
+        fp8.append(tuple(r for r in rows if r[0].fp8))
+    return caps, tuple(every), tuple(fp8)
 
 
 def holding_sets(catalog: Catalog, need_gb: float, needs_fp8: bool) -> tuple[SetRow, ...]:
@@ -312,9 +314,7 @@ def _cheapest_set(catalog: Catalog, w: Workload) -> tuple[Card, int] | None:
     heads = w.attention_heads
     full = w.task == "full"
     inference = w.task == "inference"
-    for card, n, capacity, price, _, _, no_full, bw_one, bw_n in holding_sets(
-        catalog, need, w.needs_fp8
-    ):
+    for card, n, capacity, price, no_full, bw_one, bw_n in holding_sets(catalog, need, w.needs_fp8):
         if best is not None and price > best_price:
             break
         if n > 1:  # a single holds the need (the table has no single not rented alone)
