@@ -104,25 +104,26 @@ def ladder_options(
     options: list[FitOption] = []
     asked_at = best_at = None
     for g in table:
-        if g.fp8 and not (bool(hw_fp8) if hw_fp8 is not None else g.precision == said):
+        r, precision, total, _, _, fp8, read, split = g  # one unpack, not an attribute each
+        if fp8 and not (bool(hw_fp8) if hw_fp8 is not None else precision == said):
             continue  # _runs: FP8 weights on hardware without FP8
-        if g.req is req:
+        if r is req:
             asked_at = len(options)
-        room = vram - g.total - spill
+        room = vram - total - spill
         dec = None
         if room >= 0:
             if best_at is None:
                 best_at = len(options)
             if bw is not None:
-                dec = (bw / count if g.split else bw) / g.read
+                dec = (bw / count if split else bw) / read
         shown.append(g)
         o = _new(FitOption)  # numbers computed here, floats already: nothing to coerce
         d = o.__dict__  # stored key by key, in field order: no keyword dict per option
-        d["precision"] = g.precision
+        d["precision"] = precision
         d["kv_dtype"] = kvd
         d["context_tokens"] = ctx
         d["batch"] = batch
-        d["total_gb"] = g.total
+        d["total_gb"] = total
         d["fits"] = room >= 0
         d["headroom_gb"] = room
         d["decode_tok_s"] = dec
