@@ -12,7 +12,15 @@ from operator import itemgetter
 from engine.answer_types import Pick
 from engine.catalog import Catalog
 from engine.models import Card
-from engine.recommend import Workload, fleet_sets, is_tight, make_pick, recommend, set_headroom_gb
+from engine.recommend import (
+    Workload,
+    fleet_sets,
+    holding_sets,
+    is_tight,
+    make_pick,
+    recommend,
+    set_headroom_gb,
+)
 
 _LIMIT = 2  # alternatives shown at most
 FASTER_PRICE = 2.5  # a faster card costs at most this many times the pick
@@ -23,57 +31,30 @@ FASTER_PRICE = 2.5  # a faster card costs at most this many times the pick
 _Option = tuple[float, float, int, Card]
 
 
-@lru_cache(maxsize=8)
-def _scan(
-    catalog: Catalog,
-) -> tuple[tuple[Card, int, float, float, bool, bool, bool, float, float], ...]:
-    """:func:`fleet_sets` with what ``_options`` reads of each card: (card, count, capacity, price,
-    no FP8, a single it does not rent, no full fine-tuning sets, bandwidth x 1, x count)."""
-    return tuple(
-        (
-            card,
-            n,
-            capacity,
-            price,
-            not card.fp8,
-            n == 1 and card.min_count > 1,
-            not card.full_ft_sets,
-            card.bandwidth_gbps * 1,
-            card.bandwidth_gbps * n,
-        )
-        for card, n, capacity, price in fleet_sets(catalog)
-    )
-
-
 def _options(
     catalog: Catalog, w: Workload, start: int = 0, dearest: float = math.inf
 ) -> tuple[list[_Option], int]:
-    """The sets from row ``start`` of the per-catalog table up to the first dearer than
-    ``dearest`` that hold the need and are allowed, cheapest first, ties to the faster; and
-    the row it stopped at. (The table is sorted by price: a cut falls between two prices, so
-    the pieces, each sorted, are the whole list sorted.)
+    """The sets from row ``start`` of the per-catalog table of the sets that hold the need
+    (``holding_sets``) up to the first dearer than ``dearest`` that are allowed, cheapest
+    first, ties to the faster; and the row it stopped at. (The table is sorted by price: a
+    cut falls between two prices, so the pieces, each sorted, are the whole list sorted.)
 
     ``set_headroom_gb`` and ``set_allowed`` written out with the workload's fields read once
     and the cards' from a per-catalog table: this runs over the sets of the fleet. (A set's
     count is always one of its card's ``set_sizes``: the table is built from them.)"""
     need, read, split = w.need_gb, w.weights_read_gb, w.layer_split
     kv_gb, kv_heads, replicated = w.kv_gb, w.kv_heads, w.kv_replicated
-    fp8, heads = w.needs_fp8, w.attention_heads
+    heads = w.attention_heads
     full = w.task == "full"
     inference = w.task == "inference"
-    rows = _scan(catalog)
+    rows = holding_sets(catalog, need, w.needs_fp8)
     out: list[_Option] = []
     stop = start
     for stop in range(start, len(rows)):
-        card, n, capacity, price, no_fp8, blocked, no_full, bw_one, bw_n = rows[stop]
+        card, n, capacity, price, no_full, bw_one, bw_n = rows[stop]
         if price > dearest:
             break
-        if capacity < need or (fp8 and no_fp8):
-            continue
-        if n == 1:
-            if blocked:
-                continue
-        else:
+        if n > 1:  # a single holds the need (the table has no single not rented alone)
             extra = 0.0  # kv_extra_gb(kv_gb, n, kv_heads, replicated), term for term
             if kv_gb:
                 if replicated:

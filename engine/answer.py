@@ -210,16 +210,16 @@ def _dispatch(b: Builder) -> Answer:
     """Which kind of answer the question is, in the order that settles overlaps."""
     q = b.q
     # Typed options alone refine the previous answer (an alternative-card button, say).
-    refines = b.prev is not None and q.has_modifier
-    if q.wants_help or (not q.text and not q.has_subject and not refines):
+    subject = q.has_subject  # a property: read once (nothing here changes it)
+    if q.wants_help or (not q.text and not subject and not (b.prev is not None and q.has_modifier)):
         return help_answer(b)
     if q.alternatives:  # "X vs Y": each alternative answered alone, side by side
         return compare_kind(b, _dispatch)
-    if q.wants_cards and not q.has_subject:
+    if q.wants_cards and not subject:
         return cards(b)
     if _FAQ_INDEX.match(q.text):
         return faq_index(b)
-    if q.wants_what_fits and not q.has_subject:
+    if q.wants_what_fits and not subject:
         return what_fits(b)
     if q.bad_size_b is not None:
         return help_answer(b, bad_size=True)
@@ -234,7 +234,7 @@ def _dispatch(b: Builder) -> Answer:
     # "h100 na godziny", "h100 na stanie?": renting by the hour or stock (the FAQ, with that
     # card's figures), not the card's specs
     rental = q.faq_topic is not None and (q.wants_hourly or q.faq_topic == "regions")
-    one_card = len(q.cards) == 1 and not q.has_subject and not q.followup
+    one_card = len(q.cards) == 1 and not subject and not q.followup
     if q.wants_card_info and one_card and not rental:
         return card(b, q.cards[0].name)  # "card h100" asks about the card itself
     merged = build_request(b)

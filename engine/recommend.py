@@ -113,33 +113,28 @@ def make_pick(
     row = _pick_rows(catalog).get((card.name, count))
     if row is None or row[0] is not card:  # a set the fleet does not offer: the long way
         row = _pick_row(catalog, card, count)
-    _, list_usd, pct, price, hourly, bw_one, bw_n = row
+    _, fixed, bw_one, bw_n = row
     # set_headroom_gb(card, count, w), written out: one card copies no cache
     extra = 0.0 if count == 1 else kv_extra_gb(w.kv_gb, count, w.kv_heads, w.kv_replicated)
     headroom = card.vram_gb * count - w.need_gb - extra * count
     read = w.weights_read_gb
     # Trusted numbers computed here: stored straight (Pick.model_construct with every field
-    # given, the defaults loop skipped), as this runs for every configuration shown
+    # given, the defaults loop skipped), as this runs for every configuration shown: the
+    # set's own fields copied from its row's dict (in field order), then the workload's
     p = _new(Pick)
-    d = p.__dict__  # key by key, in field order: no keyword dict per pick
-    d["card"] = card.name
-    d["count"] = count
-    d["monthly_usd"] = price
+    d = p.__dict__
+    d.update(fixed)
     d["headroom_gb"] = headroom
-    d["tight"] = is_tight(headroom, count)
-    d["list_usd"] = list_usd
-    d["discount_pct"] = pct
+    # is_tight(headroom, count), written out
+    d["tight"] = headroom < TIGHT_SINGLE_GB if count == 1 else headroom / count < TIGHT_PER_CARD_GB
     d["reason"] = reason
     # decode_for(card, count, read, split): bandwidth x (1 if split else count) / read
     d["decode_tok_s"] = ((bw_one if w.layer_split else bw_n) / read) if read else None
-    d["hourly_usd"] = hourly
-    d["precision"] = None
-    d["need_gb"] = None
     return p
 
 
 _new = object.__new__
-_PickRow = tuple[Card, float, float, float, float | None, float, float]
+_PickRow = tuple[Card, dict[str, object], float, float]
 
 
 @lru_cache(maxsize=8)
@@ -149,10 +144,25 @@ def _pick_rows(catalog: Catalog) -> dict[tuple[str, int], _PickRow]:
 
 
 def _pick_row(catalog: Catalog, card: Card, count: int) -> _PickRow:
-    """(card, list price, discount %, price, hourly price, bandwidth x 1, x count)."""
+    """(card, the Pick fields the set alone decides, every field in declaration order with
+    the workload's as None, bandwidth x 1, x count)."""
     list_usd, pct, price = set_price(catalog, card, count)
     hourly = card.hourly_usd * count if card.hourly_usd is not None else None
-    return card, list_usd, pct, price, hourly, card.bandwidth_gbps * 1, card.bandwidth_gbps * count
+    fixed: dict[str, object] = {
+        "card": card.name,
+        "count": count,
+        "monthly_usd": price,
+        "headroom_gb": None,
+        "tight": None,
+        "list_usd": list_usd,
+        "discount_pct": pct,
+        "reason": None,
+        "decode_tok_s": None,
+        "hourly_usd": hourly,
+        "precision": None,
+        "need_gb": None,
+    }
+    return card, fixed, card.bandwidth_gbps * 1, card.bandwidth_gbps * count
 
 
 def set_allowed(card: Card, count: int, w: Workload) -> str | None:
@@ -250,12 +260,89 @@ def _cheapest(
     return best
 
 
+# A set of the fleet with what the scans read of its card: (card, count, capacity, price, no
+# full fine-tuning sets, bandwidth x 1, x count)
+SetRow = tuple[Card, int, float, float, bool, float, float]
+_Holding = tuple[tuple[float, ...], tuple[tuple[SetRow, ...], ...], tuple[tuple[SetRow, ...], ...]]
+
+
+@lru_cache(maxsize=8)
+def _holding_table(catalog: Catalog) -> _Holding:
+    """The distinct capacities of the fleet's sets, ascending, and for each the rows of the
+    sets that hold at least that much, cheapest first (the order of :func:`fleet_sets`):
+    all of them, and those of FP8 cards only. A single card rented two at a time is never an
+    option and is left out. Per catalog: a scan reads only the sets that hold the need, with
+    no capacity, FP8 or minimum-count test per set."""
+    caps = tuple(sorted({s[2] for s in fleet_sets(catalog)}))
+    every, fp8 = [], []
+    for c in caps:
+        rows = [
+            (
+                card,
+                n,
+                capacity,
+                price,
+                not card.full_ft_sets,
+                card.bandwidth_gbps * 1,
+                card.bandwidth_gbps * n,
+            )
+            for card, n, capacity, price in fleet_sets(catalog)
+            if capacity >= c and not (n == 1 and card.min_count > 1)
+        ]
+        every.append(tuple(rows))
+        fp8.append(tuple(r for r in rows if r[0].fp8))
+    return caps, tuple(every), tuple(fp8)
+
+
+def holding_sets(catalog: Catalog, need_gb: float, needs_fp8: bool) -> tuple[SetRow, ...]:
+    """The rows of the fleet's sets that hold ``need_gb`` (capacity at or above it) and run
+    FP8 weights when ``needs_fp8``, cheapest first."""
+    caps, every, fp8 = _holding_table(catalog)
+    k = bisect_left(caps, need_gb)  # the smallest capacity at or above the need
+    if k == len(caps):
+        return ()
+    return fp8[k] if needs_fp8 else every[k]
+
+
+def _cheapest_set(catalog: Catalog, w: Workload) -> tuple[Card, int] | None:
+    """``_cheapest(fleet_sets(catalog), w)`` over the sets that hold the need only, with
+    ``set_headroom_gb``, ``set_allowed`` and ``decode_for`` written out (the same terms)."""
+    best: tuple[Card, int] | None = None
+    best_price = best_neg = 0.0
+    need, read, split = w.need_gb, w.weights_read_gb, w.layer_split
+    kv_gb, kv_heads, replicated = w.kv_gb, w.kv_heads, w.kv_replicated
+    heads = w.attention_heads
+    full = w.task == "full"
+    inference = w.task == "inference"
+    for card, n, capacity, price, no_full, bw_one, bw_n in holding_sets(catalog, need, w.needs_fp8):
+        if best is not None and price > best_price:
+            break
+        if n > 1:  # a single holds the need (the table has no single not rented alone)
+            extra = 0.0  # kv_extra_gb(kv_gb, n, kv_heads, replicated), term for term
+            if kv_gb:
+                if replicated:
+                    extra = kv_gb * 1.0 - kv_gb / n
+                elif kv_heads and kv_heads < n:
+                    extra = kv_gb * (1 / kv_heads) - kv_gb / n
+            if (
+                capacity - need - extra * n < 0
+                or (full and no_full)
+                or (inference and heads and heads % n)
+                or (inference and kv_heads and kv_heads > n and kv_heads % n)
+            ):
+                continue
+        neg = -((bw_one if split else bw_n) / read if read else 0.0)
+        if best is None or neg < best_neg:  # the same price here: the faster wins
+            best, best_price, best_neg = (card, n), price, neg
+    return best
+
+
 def recommend(catalog: Catalog, w: Workload) -> tuple[Pick | None, int | None]:
     """(pick, None) or (None, cluster nodes) when even the largest node is too small.
 
     The pick is the first single card of the options or else its first set, found without
     building and sorting the whole list."""
-    best = _cheapest_single(catalog, w) or _cheapest(fleet_sets(catalog), w)
+    best = _cheapest_single(catalog, w) or _cheapest_set(catalog, w)
     if best is not None:
         return make_pick(catalog, best[0], best[1], w), None
     node = catalog.card_by_name[catalog.fleet.cluster.card]

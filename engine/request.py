@@ -18,9 +18,9 @@ from engine.kinds.base import Builder
 from engine.limits import (
     DEFAULT_BATCH,
     DEFAULT_CONTEXT,
+    MAX_BATCH,
+    MAX_CONTEXT_TOKENS,
     MAX_SIZE_B,
-    clamp_batch,
-    clamp_context,
     parse_token_count,
 )
 from engine.models import Task
@@ -160,16 +160,15 @@ def build_request(b: Builder) -> tuple[Request, ModelNote | None] | None:
     """Combine what this message says (text and typed options, already merged into the
     query) with the conversation's last request; None when there is nothing to size."""
     q = b.q
+    subject = q.has_subject  # a property: read once
     base: Request | None = None
     if (
         b.prev is not None
-        and (q.followup or not q.has_subject)
-        and (q.has_modifier or q.followup or q.has_subject)
+        and (q.followup or not subject)
+        and (q.has_modifier or q.followup or subject)
     ):
         base = b.prev.request
-    if not q.has_subject and base is None:
-        return None
-    if q.unmatched_model and not q.has_subject:
+    if not subject and (base is None or q.unmatched_model):
         return None
     note: ModelNote | None = None
     if q.pasted is not None:
@@ -214,10 +213,19 @@ def build_request(b: Builder) -> tuple[Request, ModelNote | None] | None:
         if training_task:
             b.assume("ft_defaults", seq=b.num(FT_SEQ_TOKENS))
         else:
-            b.assume("default_context", ctx=ctx_label(DEFAULT_CONTEXT))
-    ctx = clamp_context(ctx)
+            b.assume("default_context", ctx=_DEFAULT_CTX)
+    # clamp_context and clamp_batch, written out: the counts are ints already (else int())
+    ctx = ctx if ctx.__class__ is int else int(ctx)
+    if ctx > MAX_CONTEXT_TOKENS:
+        ctx = MAX_CONTEXT_TOKENS
+    elif ctx < 1:
+        ctx = 1
     batch = q.batch or (base.batch if base else None) or DEFAULT_BATCH
-    batch = clamp_batch(batch)
+    batch = batch if batch.__class__ is int else int(batch)
+    if batch > MAX_BATCH:
+        batch = MAX_BATCH
+    elif batch < 1:
+        batch = 1
     kv = q.kv_dtype or (base.kv_dtype if base else "fp16")
     card, count = (q.cards[0].name, q.cards[0].count) if q.cards else (None, None)
     if not q.cards and q.owned:  # a card we do not rent: kept for the follow-ups too
@@ -245,3 +253,4 @@ def build_request(b: Builder) -> tuple[Request, ModelNote | None] | None:
 
 
 _new = object.__new__
+_DEFAULT_CTX = ctx_label(DEFAULT_CONTEXT)  # the default context's label, in every language

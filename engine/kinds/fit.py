@@ -19,23 +19,31 @@ from engine.text.voice import ctx_label
 
 
 def targets(b: Builder, req: Request) -> list[Hardware]:
-    """The hardware the question names: cards with their counts, then a plain VRAM amount."""
-    asks = [(c.name, c.count) for c in b.q.cards]
-    if not asks and req.card:
-        asks = [(req.card, req.count)]
-    out = [
-        ladder.card_hardware(b.cat.card_by_name[name], count)
-        for name, count in asks
-        if name in b.cat.card_by_name
-    ]
-    owned = [(c.name, c.count) for c in b.q.owned] or [
-        (name, count)
-        for name, count in asks
-        if name in b.cat.owned_by_name  # a follow-up's
-    ]
-    out += [ladder.owned_hardware(b.cat.owned_by_name[name], count) for name, count in owned]
-    if b.q.vram_gb:
-        out.append(ladder.capacity_hardware(f"{b.num(b.q.vram_gb, 1)} GB", b.q.vram_gb))
+    """The hardware the question names: cards with their counts, then a plain VRAM amount.
+
+    (The asks read in place, with plain loops: no list of pairs per answer.)"""
+    q = b.q
+    cat = b.cat
+    cards, owned_cards = cat.card_by_name, cat.owned_by_name
+    out: list[Hardware] = []
+    asks = q.cards
+    if asks:
+        for c in asks:
+            if c.name in cards:
+                out.append(ladder.card_hardware(cards[c.name], c.count))
+    elif req.card and req.card in cards:
+        out.append(ladder.card_hardware(cards[req.card], req.count))
+    if q.owned:
+        for c in q.owned:
+            out.append(ladder.owned_hardware(owned_cards[c.name], c.count))
+    elif asks:  # a follow-up's owned card
+        for c in asks:
+            if c.name in owned_cards:
+                out.append(ladder.owned_hardware(owned_cards[c.name], c.count))
+    elif req.card and req.card in owned_cards:
+        out.append(ladder.owned_hardware(owned_cards[req.card], req.count))
+    if q.vram_gb:
+        out.append(ladder.capacity_hardware(f"{b.num(q.vram_gb, 1)} GB", q.vram_gb))
     return out
 
 
@@ -116,7 +124,11 @@ def fit_on(b: Builder, hw: Hardware, req: Request, w: Workload) -> Fit:
     d["offered"] = is_offered
     d["max_context_tokens"] = mctx
     d["max_batch"] = mbatch
-    d["changes"] = [] if fits else ladder.changes(b, hw, req, best, mctx, mbatch)
+    d["changes"] = (
+        []
+        if fits or shown_rungs is None
+        else ladder.changes(b, hw, req, best, mctx, mbatch, shown_rungs, asked_at)
+    )
     d["rental"] = rental
     d["interconnect"] = card.interconnect if card is not None else None
     d["link_gbps"] = card.link_gbps if card is not None else None

@@ -104,25 +104,26 @@ def ladder_options(
     options: list[FitOption] = []
     asked_at = best_at = None
     for g in table:
-        if g.fp8 and not (bool(hw_fp8) if hw_fp8 is not None else g.precision == said):
+        r, precision, total, _, _, fp8, read, split = g  # one unpack, not an attribute each
+        if fp8 and not (bool(hw_fp8) if hw_fp8 is not None else precision == said):
             continue  # _runs: FP8 weights on hardware without FP8
-        if g.req is req:
+        if r is req:
             asked_at = len(options)
-        room = vram - g.total - spill
+        room = vram - total - spill
         dec = None
         if room >= 0:
             if best_at is None:
                 best_at = len(options)
             if bw is not None:
-                dec = (bw / count if g.split else bw) / g.read
+                dec = (bw / count if split else bw) / read
         shown.append(g)
         o = _new(FitOption)  # numbers computed here, floats already: nothing to coerce
         d = o.__dict__  # stored key by key, in field order: no keyword dict per option
-        d["precision"] = g.precision
+        d["precision"] = precision
         d["kv_dtype"] = kvd
         d["context_tokens"] = ctx
         d["batch"] = batch
-        d["total_gb"] = g.total
+        d["total_gb"] = total
         d["fits"] = room >= 0
         d["headroom_gb"] = room
         d["decode_tok_s"] = dec
@@ -169,18 +170,24 @@ def ceiling(b: Builder, hw: Hardware, req: Request) -> float | None:
 
 
 def option(b: Builder, hw: Hardware, req: Request) -> FitOption:
+    """The option of a request that is not one of the shown rungs (a training request, or
+    one the hardware does not run): ``FitOption(...)`` stored straight, in field order, the
+    float fields with the generated __init__'s int-to-float step."""
     total, room = room_on(b, hw, req)
     fits = room >= 0 and runnable(b, hw, req)
-    return FitOption(
-        precision=req.precision,
-        kv_dtype=req.kv_dtype,
-        context_tokens=req.context_tokens,
-        batch=req.batch,
-        total_gb=total,
-        fits=fits,
-        headroom_gb=room,
-        decode_tok_s=ceiling(b, hw, req) if fits else None,
-    )
+    dec = ceiling(b, hw, req) if fits else None
+    o = _new(FitOption)
+    d = o.__dict__
+    d["precision"] = req.precision
+    d["kv_dtype"] = req.kv_dtype
+    d["context_tokens"] = req.context_tokens
+    d["batch"] = req.batch
+    d["total_gb"] = _float(total)
+    d["fits"] = fits
+    d["headroom_gb"] = _float(room)
+    d["decode_tok_s"] = _float(dec)
+    d["max_context_tokens"] = None
+    return o
 
 
 def _fit_change(
@@ -209,13 +216,23 @@ def _fit_change(
 
 
 def changes(
-    b: Builder, hw: Hardware, req: Request, best: FitOption | None, mctx: int, mbatch: int
+    b: Builder,
+    hw: Hardware,
+    req: Request,
+    best: FitOption | None,
+    mctx: int,
+    mbatch: int,
+    shown: list[Rung],
+    asked_at: int | None,
 ) -> list[FitChange]:
     """The smallest changes that make an asked setup that does not fit, fit: one slot each
-    (``best``: the first rung's option that fits, its sums ``room_on``'s of its request)."""
+    (``best``: the first rung's option that fits, its sums ``room_on``'s of its request;
+    ``shown`` and ``asked_at``: ``ladder_options``' rungs and the asked one's index, None
+    when the hardware does not run it)."""
     out: list[FitChange] = []
     if req.task != "inference" or req.model is None:
         return out
+    p = probe(b, hw, req)  # the searches' own: its weights are the breakdown's
     if best is not None and best.precision != req.precision:
         out.append(
             _fit_change(
@@ -229,12 +246,12 @@ def changes(
                 best.headroom_gb,
             )
         )
-    if req.kv_dtype != "fp8" and runnable(b, hw, req):  # the cache's type does not matter
+    if req.kv_dtype != "fp8" and asked_at is not None:  # the cache's type does not matter
         # whether req with an FP8 cache fits: its breakdown differs in the cache part only
         # (weights + kv_cache_gb + overhead, the order ``Breakdown.total`` sums them in)
         m = req.model
         kv = kv_cache_gb(m, b.cat.kv_by_name["fp8"].bytes, req.context_tokens, req.batch)
-        total = b.breakdown(req).parts["weights"] + kv + OVERHEAD_GB
+        total = p.weights + kv + OVERHEAD_GB
         extra = 0.0  # room_on's copied cache
         if hw.count > 1 and (hw.card is not None or hw.owned is not None):
             extra = kv_extra_gb(kv, hw.count, None if m.mla else m.kv_heads, bool(m.mla))
@@ -247,19 +264,24 @@ def changes(
     # a shorter context or fewer users: the searches' own probe gives room_on's sums
     prec, kvd, ctx, n = req.precision, req.kv_dtype, req.context_tokens, hw.count
     if 0 < mctx < ctx:
-        total, room = probe(b, hw, req).room_at(mctx, req.batch)
+        total, room = p.room_at(mctx, req.batch)
         out.append(_fit_change("context", prec, kvd, mctx, req.batch, n, total, room))
     if 0 < mbatch < req.batch:
-        total, room = probe(b, hw, req).room_at(ctx, mbatch)
+        total, room = p.room_at(ctx, mbatch)
         out.append(_fit_change("batch", prec, kvd, ctx, mbatch, n, total, room))
     if hw.card is not None or hw.owned is not None:
-        out += more_cards(b, hw, req)
+        out += more_cards(hw, req, shown, asked_at, p.weights)
     return out
 
 
-def more_cards(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
+def more_cards(
+    hw: Hardware, req: Request, shown: list[Rung], asked_at: int | None, asked_bytes: float
+) -> list[FitChange]:
     """How many of the asked card hold it at the asked precision, and, when fewer cards would
-    do at a lower precision, that too ("2x 4090 in INT4" beside "8x 4090 in BF16")."""
+    do at a lower precision, that too ("2x 4090 in INT4" beside "8x 4090 in BF16").
+
+    ``shown``: the rungs the hardware runs (``ladder_options``'), the asked one at
+    ``asked_at`` (None: the hardware does not run it); ``asked_bytes``: its weights."""
     m = req.model
     assert m is not None
     known = hw.card or hw.owned
@@ -267,13 +289,12 @@ def more_cards(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
     heads = m.attention_heads
     counts = [n for n in range(hw.count + 1, 9) if heads % n == 0]  # TP divides the heads
     out: list[FitChange] = []
-    if not counts:
+    if not counts or not shown:
         return out
-    table = rungs(b, req)
-    sets = _sets_of(known.vram_gb, counts, table[0].kv, m)
+    sets = _sets_of(known.vram_gb, counts, shown[0].kv, m)  # every rung's cache is one sum
     same = None
-    if runnable(b, hw, req):
-        asked = next(g for g in table if g.req is req)
+    if asked_at is not None:
+        asked = shown[asked_at]
         for n, cap, extra, tp in sets:
             if (tp or asked.split) and cap - asked.total - extra >= 0:
                 same = n
@@ -281,9 +302,8 @@ def more_cards(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
                 break
     if same == counts[0]:
         return out
-    asked_bytes = b.breakdown(req).parts["weights"]
     # the rungs and their weights do not depend on the count (FP8 support is the card's)
-    lighter = [g for g in table if g.weights < asked_bytes and _runs(b, hw, g)]
+    lighter = [g for g in shown if g.weights < asked_bytes]
     for n, cap, extra, tp in sets:
         if same is not None and n >= same:
             break

@@ -4,8 +4,6 @@ arithmetic over the very sums ``room_on`` computes (see :class:`Probe`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from engine.answer_types import ModelRef, Request
 from engine.kinds.base import Builder
 from engine.kinds.hardware import Hardware, runnable
@@ -74,8 +72,21 @@ class Probe:
         per_token, state = self.per_token, self.state
         if share is None and per_token and batch > 0:
             guess = ((vram - weights - OVERHEAD_GB) * GB / batch - state) / per_token / CTX_STEP
-            w = weights
-            return _walk(lambda mid: self._fits_tokens(mid, batch, w), guess, steps)
+            # what the binary search finds, from the closed-form guess: with no copied cache
+            # every sum only grows with the count, so step to the border, each step checked
+            # with the very sums (written out: no call per probe)
+            mid = int(guess) if 0.0 < guess < steps else (steps if guess >= steps else 0)
+            while mid < steps:
+                kv = (per_token * ((mid + 1) * CTX_STEP) + state) * batch / GB
+                if not vram - (weights + kv + OVERHEAD_GB) >= 0:
+                    break
+                mid += 1
+            while mid > 0:
+                kv = (per_token * (mid * CTX_STEP) + state) * batch / GB
+                if vram - (weights + kv + OVERHEAD_GB) >= 0:
+                    break
+                mid -= 1
+            return mid
         window = None if per_token is not None else _window_terms(self.model, self.kvb)
         lo, hi = 0, steps
         while lo < hi:
@@ -106,7 +117,14 @@ class Probe:
         weights, vram, share, count = self.weights, self.vram, self.share, self.count
         if share is None and grow > 0:
             guess = (vram - weights - OVERHEAD_GB) * GB / grow
-            return _walk(lambda mid: self._fits_users(grow, mid), guess, MAX_BATCH)
+            # as in ``longest``: from the closed-form guess, stepped to the border
+            hi = MAX_BATCH
+            mid = int(guess) if 0.0 < guess < hi else (hi if guess >= hi else 0)
+            while mid < hi and vram - (weights + grow * (mid + 1) / GB + OVERHEAD_GB) >= 0:
+                mid += 1
+            while mid > 0 and not vram - (weights + grow * mid / GB + OVERHEAD_GB) >= 0:
+                mid -= 1
+            return mid
         lo, hi = 0, MAX_BATCH
         while lo < hi:
             mid = (lo + hi + 1) // 2
@@ -127,33 +145,6 @@ class Probe:
         share, count = self.share, self.count
         extra = kv * share - kv / count if share is not None and kv else 0.0
         return total, self.vram - total - extra * count
-
-    def _fits_tokens(self, mid: int, batch: int, weights: float) -> bool:
-        """The ``longest`` probe of ``mid`` steps, no copied cache (the very sums)."""
-        tokens = mid * CTX_STEP
-        per_token = self.per_token
-        assert per_token is not None
-        kv = (per_token * tokens + self.state) * batch / GB
-        total = weights + kv + OVERHEAD_GB
-        return self.vram - total - 0.0 * self.count >= 0
-
-    def _fits_users(self, grow: float, mid: int) -> bool:
-        """The ``most_users`` probe of ``mid`` sequences, no copied cache (the very sums)."""
-        kv = grow * mid / GB
-        total = self.weights + kv + OVERHEAD_GB
-        return self.vram - total - 0.0 * self.count >= 0
-
-
-def _walk(fits: Callable[[int], bool], guess: float, hi: int) -> int:
-    """What the binary search over 1..hi finds for a monotone ``fits`` (the largest that
-    fits, or 0): every sum only grows with the count when no cache is copied, so start at
-    the closed-form ``guess`` and step to the border, checking each step with the sums."""
-    mid = int(guess) if 0.0 < guess < hi else (hi if guess >= hi else 0)
-    while mid < hi and fits(mid + 1):
-        mid += 1
-    while mid > 0 and not fits(mid):
-        mid -= 1
-    return mid
 
 
 def _window_terms(m: ModelRef, kvb: float) -> tuple[float, float, int, int] | None:

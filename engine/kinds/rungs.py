@@ -53,18 +53,20 @@ def _rungs(b: Builder, req: Request) -> list[Rung]:
     kv = asked.kv  # one cache sum serves every rung (Builder._breakdown's memo)
     # the rows are sorted by weights already: the asked rung goes before the first that
     # weighs no more (the stable sort of _rungs_sorted puts it first among equals)
-    table = []
+    table: list[Rung] = []
+    add = table.append
+    said, asked_weights = req.precision, asked.weights
     placed = False
     for p, w, fp8, read, gguf in rows:
-        if p == req.precision:
+        if p == said:
             continue
-        if not placed and w <= asked.weights:
-            table.append(asked)
+        if not placed and w <= asked_weights:
+            add(asked)
             placed = True
-        row = (None, p, w + kv + OVERHEAD_GB, w, kv, fp8, read, gguf)
-        table.append(_tuple_new(Rung, row))  # Rung(*row), without its Python-level __new__
+        # Rung(*row), without its Python-level __new__
+        add(_tuple_new(Rung, (None, p, w + kv + OVERHEAD_GB, w, kv, fp8, read, gguf)))
     if not placed:
-        table.append(asked)
+        add(asked)
     return table
 
 
