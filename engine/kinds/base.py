@@ -17,10 +17,10 @@ from engine.sizing import (
     inference,
     kv_bytes_per_token,
     kv_cache_gb,
-    recurrent_state_bytes,
     training,
 )
-from engine.text.voice import Voice, ctx_label, render_text
+from engine.text.notes import model_notes, precision_notes
+from engine.text.voice import Voice, render_text
 from engine.understand import Query
 
 
@@ -155,37 +155,39 @@ class Builder:
     def model_notes(self, req: Request) -> None:
         m = req.model
         assert m is not None
-        if m.active_params_b:
-            self.caveat(
-                "moe",
-                total=self.num(m.params_b, 1),
-                active=self.num(m.active_params_b, 1),
-            )
-        if m.mla is not None and req.task == "inference":
-            self.caveat("mla", rank=m.mla.kv_lora_rank, rope=m.mla.qk_rope_head_dim)
-        if m.sliding_window and req.task == "inference" and req.context_tokens > m.sliding_window:
-            self.caveat(
-                "sliding",
-                window=self.num(m.sliding_window),
-                layers=m.sliding_layers,
-                total=m.layers,
-            )
-        if m.max_context_tokens and req.context_tokens > m.max_context_tokens:
-            self.caveat("beyond_max_context", max=ctx_label(m.max_context_tokens))
-        prec = self.cat.precision_by_name[req.precision]
-        if prec.needs_fp8 and req.task == "inference":
-            self.caveat("fp8_cards", cards=_no_fp8(self.cat))
-        if prec.gguf:
-            self.caveat("gguf", bits=self.num(prec.bits, _decimals(prec.bits)))
+        mn = model_notes(self.voice, m)  # the model's notes, written once per language
+        inference = req.task == "inference"
+        add = self.add_note
+        if mn.moe is not None:
+            add(mn.moe)
+        if mn.mla is not None and inference:
+            add(mn.mla)
+        if mn.sliding is not None and inference and req.context_tokens > (m.sliding_window or 0):
+            add(mn.sliding)
+        if mn.beyond is not None and req.context_tokens > (m.max_context_tokens or 0):
+            add(mn.beyond)
+        pn = precision_notes(self.voice, req.precision)
+        if pn.fp8 is not None and inference:
+            add(pn.fp8)
+        if pn.gguf is not None:
+            add(pn.gguf)
         if req.kv_dtype == "fp8":
             self.caveat("kv_fp8")
-        self.native_notes(req)
+        if inference:
+            self.native_notes(req, mn.hybrid, pn.native)
 
-    def native_notes(self, req: Request) -> None:
-        """Say how the weights were counted when they are not the sources' one precision."""
-        m, parts = req.model, req.weight_parts
-        if m is None or req.task != "inference":
-            return
+    def add_note(self, note: Note) -> None:
+        """Add a caveat already written, once per code (as ``caveat``)."""
+        code = note.code
+        for n in self.caveats:
+            if n.code == code:
+                return
+        self.caveats.append(note)
+
+    def native_notes(self, req: Request, hybrid: Note | None, native_cards: Note | None) -> None:
+        """Say how the weights were counted when they are not the sources' one precision (an
+        inference request; ``hybrid`` and ``native_cards``: its model's and precision's notes)."""
+        parts = req.weight_parts
         if parts is not None and parts.as_released:
             bf16 = req.model_copy(update={"precision": "bf16", "weight_parts": None})
             self.assume(
@@ -202,19 +204,10 @@ class Builder:
             and native.is_ollama_tag(self.q.text)
         ):
             self.assume("ollama_tag", prec=req.precision.upper())
-        lt = m.layer_types
-        if lt is not None and (lt.linear or lt.mamba or lt.shared_kv or lt.none):
-            state = recurrent_state_bytes(m)
-            self.caveat(  # no recurrent layers: no "0 MB of fixed state"
-                "hybrid_layers",
-                key=None if state else "caveat.hybrid_layers_stateless",
-                full=lt.full + lt.sliding,
-                total=m.layers,
-                state=self.num(state / 1e6, 1),
-            )
-        native_cards = self.cat.precision_by_name[req.precision].native_cards
-        if native_cards:
-            self.caveat("native_cards", prec=req.precision.upper(), cards=native_cards)
+        if hybrid is not None:
+            self.add_note(hybrid)
+        if native_cards is not None:
+            self.add_note(native_cards)
 
     def edge_note(
         self, vram_gb: float, headroom_gb: float, need_gb: float = 0.0, fp8: bool = False
@@ -320,14 +313,3 @@ def _singles_by_price(cat: Catalog) -> tuple[Card, ...]:
     by that key picks); per catalog."""
     singles = [c for c in cat.cards if c.min_count == 1]
     return tuple(sorted(singles, key=lambda c: (c.monthly_usd, c.vram_gb)))
-
-
-@lru_cache(maxsize=8)
-def _no_fp8(cat: Catalog) -> str:
-    """The cards without FP8, as the caveat lists them; per catalog."""
-    return ", ".join(c.name for c in cat.cards if not c.fp8)
-
-
-def _decimals(value: float) -> int:
-    """The fewest decimals (up to 4) that show ``value`` exactly: 4.84, 6.5625, 8.5."""
-    return next((d for d in range(4) if round(value, d) == round(value, 4)), 4)
