@@ -19,7 +19,7 @@ from engine.sizing import (
     kv_cache_gb,
     training,
 )
-from engine.text.notes import model_notes, precision_notes
+from engine.text.notes import model_texts, precision_notes
 from engine.text.voice import Voice, render_text
 from engine.understand import Query
 
@@ -155,7 +155,7 @@ class Builder:
     def model_notes(self, req: Request) -> None:
         m = req.model
         assert m is not None
-        mn = model_notes(self.voice, m)  # the model's notes, written once per language
+        mn = model_texts(self.voice, m)  # the model's notes, written once per language
         inference = req.task == "inference"
         add = self.add_note
         if mn.moe is not None:

@@ -1,15 +1,17 @@
-"""Caveats whose text depends only on the model or the precision (and the reply language):
-written once per catalog, language and model (or precision), then the same note is handed to
-every answer that needs it (a note is immutable), instead of filled again per answer.
+"""Texts that depend only on the model or the precision (and the reply language): caveats,
+and the model's lines of "show the math". Written once per catalog, language and model (or
+precision) into the voice's ``made`` table, then handed to every answer that needs them (a
+note is immutable), instead of filled again per answer.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from engine.answer_types import ModelRef, Note
-from engine.catalog import Catalog
-from engine.catalog_cache import per_catalog
-from engine.sizing import recurrent_state_bytes
-from engine.text.voice import Voice, ctx_label
+from engine.sizing import GB, KV_K_AND_V, recurrent_state_bytes
+from engine.text.voice import Voice, ctx_label, partial
 
 _KEPT = 512  # models kept per language (a pasted model is a new ref each time): then start over
 
@@ -25,16 +27,46 @@ def note(code: str, text: str) -> Note:
     return n
 
 
-class ModelNotes:
-    """A model's own caveats in one language; None where the model has no such note (each is
-    still asked only when the request meets its condition: inference, a longer context)."""
+class ModelTexts:
+    """A model's own caveats in one language, None where the model has none (each is still
+    asked only when the request meets its condition: inference, a longer context); and its
+    lines of the math: the shape, the sliding window, the KV formula with the shape written in
+    (``kv``: the bytes, context, batch and GB texts give the line), the units line."""
 
-    __slots__ = ("beyond", "hybrid", "mla", "moe", "ref", "sliding")
+    __slots__ = (
+        "beyond", "hybrid", "kv", "mla", "moe", "params", "ref", "shape", "sliding", "units",
+        "window",
+    )  # fmt: skip
 
     def __init__(self, v: Voice, m: ModelRef) -> None:
-        self.ref = m  # kept alive with its notes: the id it is found by is never reused
-        t, num = v.t, v.num
-        self.moe = self.mla = self.sliding = self.beyond = self.hybrid = None
+        self.ref = m  # kept alive with its texts: the id it is found by is never reused
+        t, num, fill = v.t, v.num, v.fill
+        self.params = v.nums[2][m.params_b]
+        spec = (
+            "math.shape_assumed:layers,heads,kv_heads,head_dim,source"
+            if m.assumed
+            else "math.shape_source:layers,heads,kv_heads,head_dim,source"
+        )
+        shape = (m.layers, m.attention_heads, m.kv_heads, m.head_dim, m.shape_source or "?")
+        self.shape = fill[spec](shape)
+        self.units = fill["math.units:gb"]((v.nums[0][GB],))
+        self.kv: Callable[[tuple[Any, ...]], str]
+        self.window: str | None = None
+        if m.mla is not None:
+            given: tuple[Any, ...] = (m.layers, m.mla.kv_lora_rank, m.mla.qk_rope_head_dim)
+            self.kv = partial(fill, "math.kv_mla:layers,rank,rope,bytes,ctx,batch,gb", given)
+        else:
+            given = (KV_K_AND_V, m.layers, m.kv_heads, m.head_dim)
+            spec = "math.kv:two,layers,kv_heads,head_dim,bytes,ctx,batch,gb"
+            self.kv = partial(fill, spec, given)
+            if m.sliding_layers and m.sliding_window:
+                window = (m.sliding_layers, v.nums[0][m.sliding_window])
+                self.window = fill["math.kv_window:layers,window"](window)
+        self.moe: Note | None = None
+        self.mla: Note | None = None
+        self.sliding: Note | None = None
+        self.beyond: Note | None = None
+        self.hybrid: Note | None = None
         if m.active_params_b:
             total, active = num(m.params_b, 1), num(m.active_params_b, 1)
             self.moe = note("moe", t("caveat.moe", total=total, active=active))
@@ -68,7 +100,9 @@ class PrecisionNotes:
     def __init__(self, v: Voice, name: str) -> None:
         cat = v.cat
         prec = cat.precision_by_name[name]
-        self.fp8 = self.gguf = self.native = None
+        self.fp8: Note | None = None
+        self.gguf: Note | None = None
+        self.native: Note | None = None
         if prec.needs_fp8:
             no_fp8 = ", ".join(c.name for c in cat.cards if not c.fp8)
             self.fp8 = note("fp8_cards", v.t("caveat.fp8_cards", cards=no_fp8))
@@ -80,33 +114,25 @@ class PrecisionNotes:
             self.native = note("native_cards", text)
 
 
-_Memos = tuple[dict[int, ModelNotes], dict[str, PrecisionNotes]]
-
-
-@per_catalog
-def note_memos(cat: Catalog) -> dict[str, _Memos]:
-    """Per reply language: the notes made so far, by model ref id and by precision name."""
-    return {}
-
-
-def model_notes(v: Voice, m: ModelRef) -> ModelNotes:
-    memos = note_memos(v.cat).get(v.lang) or note_memos(v.cat).setdefault(v.lang, ({}, {}))
-    by_model = memos[0]
-    hit = by_model.get(id(m))
+def model_texts(v: Voice, m: ModelRef) -> ModelTexts:
+    made = v.made
+    hit = made.get(id(m))
     if hit is not None and hit.ref is m:
-        return hit
-    if len(by_model) >= _KEPT:
-        by_model.clear()
-    made = by_model[id(m)] = ModelNotes(v, m)
-    return made
+        texts: ModelTexts = hit
+        return texts
+    if len(made) >= _KEPT:
+        made.clear()
+    texts = made[id(m)] = ModelTexts(v, m)
+    return texts
 
 
 def precision_notes(v: Voice, name: str) -> PrecisionNotes:
-    memos = note_memos(v.cat).get(v.lang) or note_memos(v.cat).setdefault(v.lang, ({}, {}))
-    hit = memos[1].get(name)
+    made = v.made
+    hit = made.get(name)
     if hit is None:
-        hit = memos[1][name] = PrecisionNotes(v, name)
-    return hit
+        hit = made[name] = PrecisionNotes(v, name)
+    notes: PrecisionNotes = hit
+    return notes
 
 
 def _decimals(value: float) -> int:

@@ -159,6 +159,31 @@ class Fills(dict[str, Callable[[tuple[Any, ...]], str]]):
         return fill
 
 
+def partial(fills: Fills, spec: str, given: tuple[Any, ...]) -> Callable[[tuple[Any, ...]], str]:
+    """``fills[spec]`` with its first values ``given`` written in once: the fill then takes the
+    rest (``partial(f, "k:a,b,c", (x,))((y, z))`` is ``f["k:a,b,c"]((x, y, z))``). The
+    message must take the values it is left in order; otherwise the whole fill is kept."""
+    key, colon, fields = spec.rpartition(":")
+    names = fields.split(",") if colon and fields else []
+    found = positional_template(fills.table.get(key) or key, names) if colon else None
+    whole = fills[spec]
+    if found is None:
+        return lambda rest: whole(given + rest)
+    literals, order = found
+    nfixed, nxt = len(given), len(given)
+    out = [literals[0]]
+    for i, literal in zip(order, literals[1:], strict=True):
+        if i < nfixed:  # format(v, "") is what format_map writes (str, int, float)
+            out.append(format(given[i], "").replace("%", "%%") + literal)
+        elif i < nxt:  # a value it is left, asked again or out of order
+            return lambda rest: whole(given + rest)
+        else:
+            out.append("%.0s" * (i - nxt) + "%s" + literal)
+            nxt = i + 1
+    out.append("%.0s" * (len(names) - nxt))
+    return "".join(out).__mod__
+
+
 class Consts(dict[str, str]):
     """One message table's texts that take no value (titles, fixed phrases), by key:
     ``consts[key]`` is ``Voice.t(key)``, made on first use."""
@@ -172,19 +197,20 @@ class Consts(dict[str, str]):
         return text
 
 
-_Tables = tuple[str, dict[str, str], dict[str, str], Fills, Consts]
+_Tables = tuple[str, dict[str, str], dict[str, str], Fills, Consts, dict[Any, Any]]
 
 
 @per_catalog
 def voice_tables(cat: Catalog) -> dict[str, _Tables]:
-    """Per language of the catalog: the table a voice reads, its texts, templates and fills."""
+    """Per language of the catalog: the table a voice reads, its texts, templates and fills,
+    and the texts made once per model or precision in that language (``engine.text.notes``)."""
     tables, pcts = message_tables(cat), percent_tables(cat)
     fills = {k: Fills(table, pcts[k]) for k, table in tables.items()}
     consts = {k: Consts(f) for k, f in fills.items()}
     out: dict[str, _Tables] = {}
     for lang in cat.messages:
         k = lang if tables.get(lang) else "en"
-        out[lang] = (k, tables[k], pcts[k], fills[k], consts[k])
+        out[lang] = (k, tables[k], pcts[k], fills[k], consts[k], {})
     return out
 
 
@@ -204,7 +230,9 @@ def _number_memos(lang: str) -> _Memos:
 class Voice:
     """The catalog's messages and number formats in one language.
 
-    The number texts already made in this language are dicts by value (``nums[decimals]``,
+    ``made`` holds the texts written once per model (by ref id) and per precision (by name)
+    in this language (``engine.text.notes``). The number texts already made in this
+    language are dicts by value (``nums[decimals]``,
     ``gbs``, ``rooms``, ``usds``): a subscript is one C-level read on a repeat, and a miss
     makes the text and keeps it; hot text builders subscript them directly.
     """
@@ -213,7 +241,7 @@ class Voice:
         self.cat = cat
         self.lang = lang
         tables = voice_tables(cat)
-        self.table_lang, self._table, self._pct, self.fill, self.const = (
+        self.table_lang, self._table, self._pct, self.fill, self.const, self.made = (
             tables.get(lang) or tables["en"]
         )
         self.nums, self.gbs, self.rooms, self.usds = _NUMBER_MEMOS.get(lang) or _number_memos(lang)
