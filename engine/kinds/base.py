@@ -19,7 +19,7 @@ from engine.sizing import (
     kv_cache_gb,
     training,
 )
-from engine.text.notes import model_texts, precision_notes
+from engine.text.notes import ModelTexts, model_texts, precision_notes
 from engine.text.voice import Voice, render_text
 from engine.understand import Query
 
@@ -155,17 +155,17 @@ class Builder:
     def model_notes(self, req: Request) -> None:
         m = req.model
         assert m is not None
-        mn = model_texts(self.voice, m)  # the model's notes, written once per language
+        mn = model_texts(self.voice, m)  # the model's notes, made once per language
         inference = req.task == "inference"
         add = self.add_note
-        if mn.moe is not None:
-            add(mn.moe)
-        if mn.mla is not None and inference:
-            add(mn.mla)
-        if mn.sliding is not None and inference and req.context_tokens > (m.sliding_window or 0):
-            add(mn.sliding)
-        if mn.beyond is not None and req.context_tokens > (m.max_context_tokens or 0):
-            add(mn.beyond)
+        if m.active_params_b:
+            add(mn.moe or mn.make_moe())
+        if m.mla is not None and inference:
+            add(mn.mla or mn.make_mla())
+        if m.sliding_window and inference and req.context_tokens > m.sliding_window:
+            add(mn.sliding or mn.make_sliding())
+        if m.max_context_tokens and req.context_tokens > m.max_context_tokens:
+            add(mn.beyond or mn.make_beyond())
         pn = precision_notes(self.voice, req.precision)
         if pn.fp8 is not None and inference:
             add(pn.fp8)
@@ -174,7 +174,7 @@ class Builder:
         if req.kv_dtype == "fp8":
             self.caveat("kv_fp8")
         if inference:
-            self.native_notes(req, mn.hybrid, pn.native)
+            self.native_notes(req, mn, pn.native)
 
     def add_note(self, note: Note) -> None:
         """Add a caveat already written, once per code (as ``caveat``)."""
@@ -184,9 +184,9 @@ class Builder:
                 return
         self.caveats.append(note)
 
-    def native_notes(self, req: Request, hybrid: Note | None, native_cards: Note | None) -> None:
+    def native_notes(self, req: Request, mn: ModelTexts, native_cards: Note | None) -> None:
         """Say how the weights were counted when they are not the sources' one precision (an
-        inference request; ``hybrid`` and ``native_cards``: its model's and precision's notes)."""
+        inference request; ``mn`` and ``native_cards``: its model's texts, its precision's note)."""
         parts = req.weight_parts
         if parts is not None and parts.as_released:
             bf16 = req.model_copy(update={"precision": "bf16", "weight_parts": None})
@@ -204,8 +204,9 @@ class Builder:
             and native.is_ollama_tag(self.q.text)
         ):
             self.assume("ollama_tag", prec=req.precision.upper())
-        if hybrid is not None:
-            self.add_note(hybrid)
+        lt = mn.ref.layer_types
+        if lt is not None and (lt.linear or lt.mamba or lt.shared_kv or lt.none):
+            self.add_note(mn.hybrid or mn.make_hybrid())
         if native_cards is not None:
             self.add_note(native_cards)
 

@@ -10,6 +10,7 @@ from engine.sizing import (
     ADAPTER_BYTES,
     ADAPTER_FRACTION,
     FULL_FT_ACTIVATION_SHARE,
+    GB,
     LORA_BASE_BYTES,
     QUICK_RULE_MARGIN,
     full_ft_bytes_per_param,
@@ -27,7 +28,7 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
     fill, usd = v.fill, v.usds  # bound once: about 30 calls per answer
     n0, n1, n2, n4 = v.nums[0], v.nums[1], v.nums[2], v.nums[4]
     mem = a.memory_gb
-    params = mt.params
+    params = n2[m.params_b]
     total = n2[mem["total"]]
     lines: list[str] = []
     if req.task == "inference":
@@ -44,9 +45,10 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
             )
         )
         kvb = n0[cat.kv_by_name[req.kv_dtype].bytes]
-        lines.append(mt.kv((kvb, n0[req.context_tokens], req.batch, n2[mem["kv_cache"]])))
-        if mt.window is not None:
-            lines.append(mt.window)
+        kv = mt.kv or mt.make_kv()
+        lines.append(kv((kvb, n0[req.context_tokens], req.batch, n2[mem["kv_cache"]])))
+        if m.mla is None and m.sliding_layers and m.sliding_window:
+            lines.append(mt.window or mt.make_window())
         per_token = a.kv_bytes_per_token
         if per_token is not None:
             mb = n2[per_token / 1e6]
@@ -98,6 +100,9 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
                     )
                 )
             )
-    lines.append(mt.shape)
-    lines.append(mt.units)
+    lines.append(mt.shape or mt.make_shape())
+    units = v.made.get("math.units")  # one text per language
+    if units is None:
+        units = v.made["math.units"] = fill["math.units:gb"]((n0[GB],))
+    lines.append(units)
     return lines

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.answer_types import ModelRef, Note
-from engine.sizing import GB, KV_K_AND_V, recurrent_state_bytes
+from engine.sizing import KV_K_AND_V, recurrent_state_bytes
 from engine.text.voice import Voice, ctx_label, partial
 
 _KEPT = 512  # models kept per language (a pasted model is a new ref each time): then start over
@@ -28,68 +28,92 @@ def note(code: str, text: str) -> Note:
 
 
 class ModelTexts:
-    """A model's own caveats in one language, None where the model has none (each is still
-    asked only when the request meets its condition: inference, a longer context); and its
-    lines of the math: the shape, the sliding window, the KV formula with the shape written in
-    (``kv``: the bytes, context, batch and GB texts give the line), the units line."""
+    """A model's own texts in one language, each made on its first use (None until then; a
+    caller asks ``moe or make_moe()`` only where the request meets the text's condition, as
+    before): its caveats, and its lines of the math: the shape, the sliding window, and the
+    KV formula with the shape written in (``kv``: the bytes, context, batch and GB texts
+    give the line)."""
 
-    __slots__ = (
-        "beyond", "hybrid", "kv", "mla", "moe", "params", "ref", "shape", "sliding", "units",
-        "window",
-    )  # fmt: skip
+    moe: Note | None = None
+    mla: Note | None = None
+    sliding: Note | None = None
+    beyond: Note | None = None
+    hybrid: Note | None = None
+    shape: str | None = None
+    window: str | None = None
+    kv: Callable[[tuple[Any, ...]], str] | None = None
 
     def __init__(self, v: Voice, m: ModelRef) -> None:
         self.ref = m  # kept alive with its texts: the id it is found by is never reused
-        t, num, fill = v.t, v.num, v.fill
-        self.params = v.nums[2][m.params_b]
+        self.v = v  # the texts' language (a voice of this answer's catalog and language)
+
+    def make_moe(self) -> Note:
+        m, num = self.ref, self.v.num
+        assert m.active_params_b is not None
+        total, active = num(m.params_b, 1), num(m.active_params_b, 1)
+        made = self.moe = note("moe", self.v.t("caveat.moe", total=total, active=active))
+        return made
+
+    def make_mla(self) -> Note:
+        mla = self.ref.mla
+        assert mla is not None
+        text = self.v.t("caveat.mla", rank=mla.kv_lora_rank, rope=mla.qk_rope_head_dim)
+        made = self.mla = note("mla", text)
+        return made
+
+    def make_sliding(self) -> Note:
+        m = self.ref
+        window = self.v.num(m.sliding_window or 0)
+        text = self.v.t("caveat.sliding", window=window, layers=m.sliding_layers, total=m.layers)
+        made = self.sliding = note("sliding", text)
+        return made
+
+    def make_beyond(self) -> Note:
+        text = self.v.t(
+            "caveat.beyond_max_context", max=ctx_label(self.ref.max_context_tokens or 0)
+        )
+        made = self.beyond = note("beyond_max_context", text)
+        return made
+
+    def make_hybrid(self) -> Note:
+        m = self.ref
+        lt = m.layer_types
+        assert lt is not None
+        state = recurrent_state_bytes(m)  # no recurrent layers: no "0 MB of fixed state"
+        key = "caveat.hybrid_layers" if state else "caveat.hybrid_layers_stateless"
+        full, mb = lt.full + lt.sliding, self.v.num(state / 1e6, 1)
+        made = self.hybrid = note(
+            "hybrid_layers", self.v.t(key, full=full, total=m.layers, state=mb)
+        )
+        return made
+
+    def make_shape(self) -> str:
+        m = self.ref
         spec = (
             "math.shape_assumed:layers,heads,kv_heads,head_dim,source"
             if m.assumed
             else "math.shape_source:layers,heads,kv_heads,head_dim,source"
         )
         shape = (m.layers, m.attention_heads, m.kv_heads, m.head_dim, m.shape_source or "?")
-        self.shape = fill[spec](shape)
-        self.units = fill["math.units:gb"]((v.nums[0][GB],))
-        self.kv: Callable[[tuple[Any, ...]], str]
-        self.window: str | None = None
+        made = self.shape = self.v.fill[spec](shape)
+        return made
+
+    def make_window(self) -> str:
+        m = self.ref
+        window = (m.sliding_layers, self.v.nums[0][m.sliding_window or 0])
+        made = self.window = self.v.fill["math.kv_window:layers,window"](window)
+        return made
+
+    def make_kv(self) -> Callable[[tuple[Any, ...]], str]:
+        m, fill = self.ref, self.v.fill
         if m.mla is not None:
             given: tuple[Any, ...] = (m.layers, m.mla.kv_lora_rank, m.mla.qk_rope_head_dim)
-            self.kv = partial(fill, "math.kv_mla:layers,rank,rope,bytes,ctx,batch,gb", given)
+            made = partial(fill, "math.kv_mla:layers,rank,rope,bytes,ctx,batch,gb", given)
         else:
             given = (KV_K_AND_V, m.layers, m.kv_heads, m.head_dim)
-            spec = "math.kv:two,layers,kv_heads,head_dim,bytes,ctx,batch,gb"
-            self.kv = partial(fill, spec, given)
-            if m.sliding_layers and m.sliding_window:
-                window = (m.sliding_layers, v.nums[0][m.sliding_window])
-                self.window = fill["math.kv_window:layers,window"](window)
-        self.moe: Note | None = None
-        self.mla: Note | None = None
-        self.sliding: Note | None = None
-        self.beyond: Note | None = None
-        self.hybrid: Note | None = None
-        if m.active_params_b:
-            total, active = num(m.params_b, 1), num(m.active_params_b, 1)
-            self.moe = note("moe", t("caveat.moe", total=total, active=active))
-        if m.mla is not None:
-            rank, rope = m.mla.kv_lora_rank, m.mla.qk_rope_head_dim
-            self.mla = note("mla", t("caveat.mla", rank=rank, rope=rope))
-        if m.sliding_window:
-            text = t(
-                "caveat.sliding",
-                window=num(m.sliding_window),
-                layers=m.sliding_layers,
-                total=m.layers,
-            )
-            self.sliding = note("sliding", text)
-        if m.max_context_tokens:
-            text = t("caveat.beyond_max_context", max=ctx_label(m.max_context_tokens))
-            self.beyond = note("beyond_max_context", text)
-        lt = m.layer_types
-        if lt is not None and (lt.linear or lt.mamba or lt.shared_kv or lt.none):
-            state = recurrent_state_bytes(m)  # no recurrent layers: no "0 MB of fixed state"
-            key = "caveat.hybrid_layers" if state else "caveat.hybrid_layers_stateless"
-            full, layers, mb = lt.full + lt.sliding, m.layers, num(state / 1e6, 1)
-            self.hybrid = note("hybrid_layers", t(key, full=full, total=layers, state=mb))
+            made = partial(fill, "math.kv:two,layers,kv_heads,head_dim,bytes,ctx,batch,gb", given)
+        self.kv = made
+        return made
 
 
 class PrecisionNotes:

@@ -140,6 +140,7 @@ class Fills(dict[str, Callable[[tuple[Any, ...]], str]]):
     def __init__(self, table: dict[str, str], pct: dict[str, str]) -> None:
         super().__init__()
         self.table, self.pct = table, pct
+        self.parsed: dict[str, tuple[list[str], tuple[int, ...]] | None] = {}  # by partial()
 
     def __missing__(self, spec: str) -> Callable[[tuple[Any, ...]], str]:
         key, colon, fields = spec.rpartition(":")  # keys may hold spaces, never ":"
@@ -165,7 +166,10 @@ def partial(fills: Fills, spec: str, given: tuple[Any, ...]) -> Callable[[tuple[
     message must take the values it is left in order; otherwise the whole fill is kept."""
     key, colon, fields = spec.rpartition(":")
     names = fields.split(",") if colon and fields else []
-    found = positional_template(fills.table.get(key) or key, names) if colon else None
+    parsed = fills.parsed
+    if spec not in parsed:  # the message's parse, once per table
+        parsed[spec] = positional_template(fills.table.get(key) or key, names) if colon else None
+    found = parsed[spec]
     whole = fills[spec]
     if found is None:
         return lambda rest: whole(given + rest)
