@@ -77,7 +77,7 @@ class Builder:
         """Attach notes and the plain text every platform can fall back to."""
         if self.q.truncated:
             self.caveat("truncated")
-        # every caller hands over an answer it has just built (or describe's own fresh copy)
+        # every caller hands over an answer it has just built (describe fills it in place)
         # and nothing else holds: filled in place, not copied once more
         d = answer.__dict__
         d["caveats"] = self.caveats

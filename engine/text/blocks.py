@@ -21,16 +21,17 @@ from engine.text.voice import Voice, section
 
 
 def describe(v: Voice, a: Answer) -> Answer:
-    upd: dict[str, Any] = {}
+    """The answer with its headline and sections (and math) written in. Every caller hands
+    over an answer it has just built and nothing else holds: filled in place, not copied."""
     if a.kind == "sizing" and a.request is not None:
-        upd = _sizing_blocks(v, a)
+        a.__dict__.update(_sizing_blocks(v, a))
     elif a.kind == "card" and a.card is not None:
-        upd = _card_blocks(v, a)
+        a.__dict__.update(_card_blocks(v, a))
     elif a.kind == "cards":
-        upd = _cards_blocks(v, a)
+        a.__dict__.update(_cards_blocks(v, a))
     elif a.kind in ("budget", "capacity"):
-        upd = _budget_blocks(v, a)
-    return a.model_copy(update=upd)
+        a.__dict__.update(_budget_blocks(v, a))
+    return a
 
 
 def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from engine.answer_types import Answer, Fit, FitChange, Request
 from engine.native import VLLM_DEFAULT_SHARE
 from engine.text.formulas import math_lines
@@ -232,9 +230,10 @@ def describe_fit(v: Voice, a: Answer) -> Answer:
     sections.append(section(const["section.cheapest"], card_lines))
     if a.alternatives:
         sections.extend(alternatives_section(v, a.alternatives))
-    upd: dict[str, Any] = {
-        "headline": headline(v, a),
-        "sections": sections,
-        "math": math_lines(v, a),
-    }
-    return a.model_copy(update=upd)
+    # the caller hands over an answer it has just built and nothing else holds: filled in
+    # place, not copied
+    d = a.__dict__
+    d["headline"] = headline(v, a)
+    d["sections"] = sections
+    d["math"] = math_lines(v, a)
+    return a

@@ -313,12 +313,27 @@ def precision_label(precision: str) -> str:
     return precision.upper()
 
 
-def ctx_label(tokens: int) -> str:
+def _ctx_text(tokens: int) -> str:
     if tokens % (1024 * 1024) == 0:
         return f"{tokens // (1024 * 1024)}M"
     if tokens % 1024 == 0:
         return f"{tokens // 1024}k"
     return f"{tokens:,}"
+
+
+class _CtxLabels(dict[int, str]):
+    """The context labels made so far ("8k", "1M", "3,000"), by token count: the same few
+    counts are labelled several times an answer, and a hit is one C-level read."""
+
+    def __missing__(self, tokens: int) -> str:
+        if len(self) >= 4096:
+            self.clear()
+        text = self[tokens] = _ctx_text(tokens)
+        return text
+
+
+CTX_LABELS = _CtxLabels()
+ctx_label: Callable[[int], str] = CTX_LABELS.__getitem__  # a label: "8k", "128k", "1M"
 
 
 def render_text(a: Answer) -> str:
