@@ -20,7 +20,7 @@ from engine.sizing import (
     training,
 )
 from engine.text.notes import ModelTexts, model_texts, precision_notes
-from engine.text.voice import Voice, render_text
+from engine.text.voice import render_text, voice_of
 from engine.understand import Query
 
 
@@ -36,7 +36,7 @@ class Builder:
         self.lang = lang
         self.q = q
         self.prev = prev
-        self.voice = Voice(cat, lang)
+        self.voice = voice_of(cat, lang)
         self.caveats: list[Note] = []
         self.assumptions: list[Note] = []
         # Pure results memoised for this one answer (a fit asks the same sums many times).
@@ -65,13 +65,23 @@ class Builder:
         for n in self.caveats:  # a loop, not all(...): no generator per note
             if n.code == code:
                 return
-        self.caveats.append(_note(code, self.voice.t(key or f"caveat.{code}", **params)))
+        key = key or "caveat." + code
+        try:  # Voice.t, inline: the keywords are already a dict
+            text = self.voice.pct[key] % params
+        except KeyError:
+            text = self.voice.t_slow(key, params)
+        self.caveats.append(_note(code, text))
 
     def assume(self, code: str, **params: Any) -> None:
         for n in self.assumptions:
             if n.code == code:
                 return
-        self.assumptions.append(_note(code, self.voice.t(f"assume.{code}", **params)))
+        key = "assume." + code
+        try:  # Voice.t, inline (as caveat)
+            text = self.voice.pct[key] % params
+        except KeyError:
+            text = self.voice.t_slow(key, params)
+        self.assumptions.append(_note(code, text))
 
     def finish(self, answer: Answer) -> Answer:
         """Attach notes and the plain text every platform can fall back to."""

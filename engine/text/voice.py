@@ -245,14 +245,14 @@ class Voice:
         self.cat = cat
         self.lang = lang
         tables = voice_tables(cat)
-        self.table_lang, self._table, self._pct, self.fill, self.const, self.made = (
+        self.table_lang, self._table, self.pct, self.fill, self.const, self.made = (
             tables.get(lang) or tables["en"]
         )
         self.nums, self.gbs, self.rooms, self.usds = _NUMBER_MEMOS.get(lang) or _number_memos(lang)
 
     def t(self, key: str, **params: Any) -> str:
         try:
-            return self._pct[key] % params
+            return self.pct[key] % params
         except KeyError:  # an unknown key, or a placeholder without a value
             return self.t_slow(key, params)
 
@@ -290,6 +290,23 @@ class Voice:
         if 0 <= decimals < 5:
             return self.nums[decimals][value]
         return fmt_num(value, decimals, self.lang, trim=True)
+
+
+@per_catalog
+def _voices(cat: Catalog) -> dict[str, Voice]:
+    return {}
+
+
+def voice_of(cat: Catalog, lang: str) -> Voice:
+    """The catalog's voice in ``lang``, one per catalog and language: a voice holds no
+    answer's state (its tables and memos are the catalog's and the language's)."""
+    voices = _voices(cat)
+    v = voices.get(lang)
+    if v is None:
+        if len(voices) >= 16:  # the engine speaks three languages: odd ones start over
+            voices.clear()
+        v = voices[lang] = Voice(cat, lang)
+    return v
 
 
 _new = object.__new__
