@@ -19,6 +19,7 @@ _SCALE = tuple(10.0**i for i in range(_PLACES))
 _SPEC = tuple(f",.{i}f" for i in range(_PLACES))
 _PLAIN = tuple(f"%.{i}f" for i in range(_PLACES))  # below 999 there is nothing to group
 _ZEROS = tuple("." + "0" * i for i in range(_PLACES))
+_ONE, _WHOLE = _PLAIN[1], _PLAIN[0]  # fmt_gb's two specs below 999
 _MEMO_SIZE = 4096  # per (language, decimals, trim): emptied when full, so memory stays bounded
 _MEMO_KEYS = 64  # memos kept at once (the engine uses about 20)
 
@@ -97,18 +98,11 @@ class NumberMemo(dict[float, str]):
     the specs, the scale, the zero fraction and the language's marks chosen once per memo.
     """
 
-    __slots__ = (
-        "decimals", "grouped", "lang", "marks", "plain", "scale", "trim", "twin", "zeros",
-    )  # fmt: skip
+    __slots__ = ("decimals", "grouped", "lang", "marks", "plain", "point", "scale", "trim", "zeros")
 
-    def __init__(
-        self, lang: str, decimals: int, trim: bool, twin: dict[float, str] | None = None
-    ) -> None:
+    def __init__(self, lang: str, decimals: int, trim: bool) -> None:
         super().__init__()
         self.lang, self.decimals, self.trim = lang, decimals, trim
-        # The English memo of the same decimals and trim, for a language with its own marks:
-        # its text with the marks swapped is this one's (``format_number`` makes it so).
-        self.twin = twin
         inline = 0 <= decimals < _PLACES
         self.plain = _PLAIN[decimals] if inline else ""
         self.grouped = _SPEC[decimals] if inline else ""
@@ -116,28 +110,39 @@ class NumberMemo(dict[float, str]):
         self.zeros = _ZEROS[decimals] if inline and trim and decimals else ""
         # format_number's localisation; a language it does not know keeps the English marks
         self.marks = _SEP[lang] if lang in _SEP and lang not in ("en", "th") else None
+        # the decimal mark alone: all a text below 999 (nothing grouped) needs swapped
+        self.point = self.marks[1] if self.marks is not None and decimals else None
 
     def text(self, value: float) -> str:
         """``format_number(value + 0.0, decimals, lang, trim)``, not kept."""
         t = value * self.scale
         if 0.0 < t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:  # format_number's float path
-            text = self.plain % value if value < 999.0 else format(value, self.grouped)
+            if value < 999.0:  # nothing to group: "%.Nf" is format's ".Nf"
+                text = self.plain % value
+                if self.zeros and text.endswith(self.zeros):
+                    text = text[: -self.decimals - 1]
+                if self.point is not None:
+                    text = text.replace(".", self.point)
+                return text
+            text = format(value, self.grouped)
             if self.zeros and text.endswith(self.zeros):
                 text = text[: -self.decimals - 1]
             if self.marks is not None:
                 group, point = self.marks
                 text = text.replace(",", "\0").replace(".", point).replace("\0", group)
-        else:
-            text = format_number(value + 0.0, self.decimals, self.lang, self.trim)
-        return text
+            return text
+        return format_number(value + 0.0, self.decimals, self.lang, self.trim)
 
     def __missing__(self, value: float) -> str:
         if len(self) >= _MEMO_SIZE:  # remember(), inline
             self.clear()
-        twin = self.twin
-        if twin is not None and self.marks is not None and (text := twin.get(value)) is not None:
-            group, point = self.marks
-            text = text.replace(",", "\0").replace(".", point).replace("\0", group)
+        t = value * self.scale
+        if 0.0 < t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6 and value < 999.0:  # text(), inline
+            text = self.plain % value
+            if self.zeros and text.endswith(self.zeros):
+                text = text[: -self.decimals - 1]
+            if self.point is not None:
+                text = text.replace(".", self.point)
         else:
             text = self.text(value)
         self[value] = text
@@ -145,21 +150,40 @@ class NumberMemo(dict[float, str]):
 
 
 class GbMemo(dict[float, str]):
-    """``fmt_gb``'s texts (trimmed) for one language, by value, made on a miss."""
+    """``fmt_gb``'s texts (trimmed) for one language, by value, made on a miss: below 100
+    the one-decimal text, else the whole one (``NumberMemo``'s float path, inline)."""
 
-    __slots__ = ("lang", "ones", "wholes")
+    __slots__ = ("lang", "ones", "point", "wholes")
 
     def __init__(self, lang: str) -> None:
         super().__init__()
         self.lang = lang
         # fmt_gb's texts are fmt_num's (trimmed, one decimal or none): the same memos
         self.ones, self.wholes = number_memo(lang, 1, True), number_memo(lang, 0, True)
+        marks = self.ones.marks
+        self.point: str | None = marks[1] if marks is not None else None
 
     def __missing__(self, value: float) -> str:
         if len(self) >= _MEMO_SIZE:
             self.clear()
-        text = self[value] = (self.ones if -100 < value < 100 else self.wholes)[value]
+        text = self[value] = self.make(value)
         return text
+
+    def make(self, value: float) -> str:
+        """``fmt_gb(value, lang)``: what the one-decimal or the whole memo would make."""
+        if -100 < value < 100:
+            t = value * 10.0
+            if 0.0 < t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:
+                text = _ONE % value
+                if text.endswith(".0"):
+                    text = text[:-2]
+                elif self.point is not None:
+                    text = text.replace(".", self.point)
+                return text
+            return self.ones[value]
+        if 0.0 < value < 999.0 and abs(value % 1.0 - 0.5) > 1e-6:
+            return _WHOLE % value  # no decimals, nothing to group: no mark to swap
+        return self.wholes[value]
 
 
 class RoomMemo(GbMemo):
@@ -173,7 +197,7 @@ class RoomMemo(GbMemo):
         if 0 < value < 0.05:
             text = self[value] = "<" + fmt_num(0.1, 1, self.lang)
         else:
-            text = self[value] = (self.ones if -100 < value < 100 else self.wholes)[value]
+            text = self[value] = self.make(value)
         return text
 
 
@@ -192,8 +216,7 @@ def number_memo(lang: str, decimals: int, trim: bool) -> NumberMemo:
     if memo is None:
         if len(_MEMOS) >= _MEMO_KEYS:  # odd languages or decimal counts: start over
             _MEMOS.clear()
-        twin = number_memo("en", decimals, trim) if key[0] in _SEP and key[0] != "en" else None
-        memo = _MEMOS[key] = NumberMemo(key[0], decimals, trim, twin)
+        memo = _MEMOS[key] = NumberMemo(key[0], decimals, trim)
     return memo
 
 

@@ -17,10 +17,10 @@ from engine.sizing import (
     inference,
     kv_bytes_per_token,
     kv_cache_gb,
-    recurrent_state_bytes,
     training,
 )
-from engine.text.voice import Voice, ctx_label, render_text
+from engine.text.notes import ModelTexts, model_texts, precision_notes
+from engine.text.voice import render_text, voice_of
 from engine.understand import Query
 
 
@@ -36,7 +36,7 @@ class Builder:
         self.lang = lang
         self.q = q
         self.prev = prev
-        self.voice = Voice(cat, lang)
+        self.voice = voice_of(cat, lang)
         self.caveats: list[Note] = []
         self.assumptions: list[Note] = []
         # Pure results memoised for this one answer (a fit asks the same sums many times).
@@ -48,16 +48,19 @@ class Builder:
     def t(self, key: str, **params: Any) -> str:
         return self.voice.t(key, **params)
 
+    # the number helpers read the voice's memos straight (one call, not two)
     def gb(self, value: float) -> str:
-        return self.voice.gb(value)
+        return self.voice.gbs[value]
 
     def usd(self, value: float) -> str:
-        return self.voice.usd(value)
+        return self.voice.usds[value]
 
     def room(self, value: float) -> str:
-        return self.voice.room(value)
+        return self.voice.rooms[value]
 
     def num(self, value: float, decimals: int = 0) -> str:
+        if 0 <= decimals < 5:
+            return self.voice.nums[decimals][value]
         return self.voice.num(value, decimals)
 
     def caveat(self, code: str, key: str | None = None, **params: Any) -> None:
@@ -65,19 +68,29 @@ class Builder:
         for n in self.caveats:  # a loop, not all(...): no generator per note
             if n.code == code:
                 return
-        self.caveats.append(_note(code, self.voice.t(key or f"caveat.{code}", **params)))
+        key = key or "caveat." + code
+        try:  # Voice.t, inline: the keywords are already a dict
+            text = self.voice.pct[key] % params
+        except KeyError:
+            text = self.voice.t_slow(key, params)
+        self.caveats.append(_note(code, text))
 
     def assume(self, code: str, **params: Any) -> None:
         for n in self.assumptions:
             if n.code == code:
                 return
-        self.assumptions.append(_note(code, self.voice.t(f"assume.{code}", **params)))
+        key = "assume." + code
+        try:  # Voice.t, inline (as caveat)
+            text = self.voice.pct[key] % params
+        except KeyError:
+            text = self.voice.t_slow(key, params)
+        self.assumptions.append(_note(code, text))
 
     def finish(self, answer: Answer) -> Answer:
         """Attach notes and the plain text every platform can fall back to."""
         if self.q.truncated:
             self.caveat("truncated")
-        # every caller hands over an answer it has just built (or describe's own fresh copy)
+        # every caller hands over an answer it has just built (describe fills it in place)
         # and nothing else holds: filled in place, not copied once more
         d = answer.__dict__
         d["caveats"] = self.caveats
@@ -155,37 +168,39 @@ class Builder:
     def model_notes(self, req: Request) -> None:
         m = req.model
         assert m is not None
+        mn = model_texts(self.voice, m)  # the model's notes, made once per language
+        inference = req.task == "inference"
+        add = self.add_note
         if m.active_params_b:
-            self.caveat(
-                "moe",
-                total=self.num(m.params_b, 1),
-                active=self.num(m.active_params_b, 1),
-            )
-        if m.mla is not None and req.task == "inference":
-            self.caveat("mla", rank=m.mla.kv_lora_rank, rope=m.mla.qk_rope_head_dim)
-        if m.sliding_window and req.task == "inference" and req.context_tokens > m.sliding_window:
-            self.caveat(
-                "sliding",
-                window=self.num(m.sliding_window),
-                layers=m.sliding_layers,
-                total=m.layers,
-            )
+            add(mn.moe or mn.make_moe())
+        if m.mla is not None and inference:
+            add(mn.mla or mn.make_mla())
+        if m.sliding_window and inference and req.context_tokens > m.sliding_window:
+            add(mn.sliding or mn.make_sliding())
         if m.max_context_tokens and req.context_tokens > m.max_context_tokens:
-            self.caveat("beyond_max_context", max=ctx_label(m.max_context_tokens))
-        prec = self.cat.precision_by_name[req.precision]
-        if prec.needs_fp8 and req.task == "inference":
-            self.caveat("fp8_cards", cards=_no_fp8(self.cat))
-        if prec.gguf:
-            self.caveat("gguf", bits=self.num(prec.bits, _decimals(prec.bits)))
+            add(mn.beyond or mn.make_beyond())
+        pn = precision_notes(self.voice, req.precision)
+        if pn.fp8 is not None and inference:
+            add(pn.fp8)
+        if pn.gguf is not None:
+            add(pn.gguf)
         if req.kv_dtype == "fp8":
             self.caveat("kv_fp8")
-        self.native_notes(req)
+        if inference:
+            self.native_notes(req, mn, pn.native)
 
-    def native_notes(self, req: Request) -> None:
-        """Say how the weights were counted when they are not the sources' one precision."""
-        m, parts = req.model, req.weight_parts
-        if m is None or req.task != "inference":
-            return
+    def add_note(self, note: Note) -> None:
+        """Add a caveat already written, once per code (as ``caveat``)."""
+        code = note.code
+        for n in self.caveats:
+            if n.code == code:
+                return
+        self.caveats.append(note)
+
+    def native_notes(self, req: Request, mn: ModelTexts, native_cards: Note | None) -> None:
+        """Say how the weights were counted when they are not the sources' one precision (an
+        inference request; ``mn`` and ``native_cards``: its model's texts, its precision's note)."""
+        parts = req.weight_parts
         if parts is not None and parts.as_released:
             bf16 = req.model_copy(update={"precision": "bf16", "weight_parts": None})
             self.assume(
@@ -202,19 +217,11 @@ class Builder:
             and native.is_ollama_tag(self.q.text)
         ):
             self.assume("ollama_tag", prec=req.precision.upper())
-        lt = m.layer_types
+        lt = mn.ref.layer_types
         if lt is not None and (lt.linear or lt.mamba or lt.shared_kv or lt.none):
-            state = recurrent_state_bytes(m)
-            self.caveat(  # no recurrent layers: no "0 MB of fixed state"
-                "hybrid_layers",
-                key=None if state else "caveat.hybrid_layers_stateless",
-                full=lt.full + lt.sliding,
-                total=m.layers,
-                state=self.num(state / 1e6, 1),
-            )
-        native_cards = self.cat.precision_by_name[req.precision].native_cards
-        if native_cards:
-            self.caveat("native_cards", prec=req.precision.upper(), cards=native_cards)
+            self.add_note(mn.hybrid or mn.make_hybrid())
+        if native_cards is not None:
+            self.add_note(native_cards)
 
     def edge_note(
         self, vram_gb: float, headroom_gb: float, need_gb: float = 0.0, fp8: bool = False
@@ -320,14 +327,3 @@ def _singles_by_price(cat: Catalog) -> tuple[Card, ...]:
     by that key picks); per catalog."""
     singles = [c for c in cat.cards if c.min_count == 1]
     return tuple(sorted(singles, key=lambda c: (c.monthly_usd, c.vram_gb)))
-
-
-@lru_cache(maxsize=8)
-def _no_fp8(cat: Catalog) -> str:
-    """The cards without FP8, as the caveat lists them; per catalog."""
-    return ", ".join(c.name for c in cat.cards if not c.fp8)
-
-
-def _decimals(value: float) -> int:
-    """The fewest decimals (up to 4) that show ``value`` exactly: 4.84, 6.5625, 8.5."""
-    return next((d for d in range(4) if round(value, d) == round(value, 4)), 4)

@@ -21,22 +21,23 @@ from engine.text.voice import Voice, section
 
 
 def describe(v: Voice, a: Answer) -> Answer:
-    upd: dict[str, Any] = {}
+    """The answer with its headline and sections (and math) written in. Every caller hands
+    over an answer it has just built and nothing else holds: filled in place, not copied."""
     if a.kind == "sizing" and a.request is not None:
-        upd = _sizing_blocks(v, a)
+        a.__dict__.update(_sizing_blocks(v, a))
     elif a.kind == "card" and a.card is not None:
-        upd = _card_blocks(v, a)
+        a.__dict__.update(_card_blocks(v, a))
     elif a.kind == "cards":
-        upd = _cards_blocks(v, a)
+        a.__dict__.update(_cards_blocks(v, a))
     elif a.kind in ("budget", "capacity"):
-        upd = _budget_blocks(v, a)
-    return a.model_copy(update=upd)
+        a.__dict__.update(_budget_blocks(v, a))
+    return a
 
 
 def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
     req = a.request
     assert req is not None and a.memory_gb is not None
-    fill, const, num = v.fill, v.const, v.num
+    fill, const, num = v.fill, v.const, v.nums[0]
     sections = [section(const["section.memory"], memory_lines(v, a))]
     total = v.gbs[a.memory_gb["total"]]
     headline = fill["headline.sizing:request,total"]((request_label(v, req), total))
@@ -45,9 +46,9 @@ def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
     if p is not None:
         card_lines.append(pick_line(v, p))
         if p.decode_tok_s:
-            tok = num(p.decode_tok_s)
+            tok = num[p.decode_tok_s]
             if p.count == 1 and a.decode_kv_tok_s:
-                line = fill["decode.line_kv:tok,kv"]((tok, num(a.decode_kv_tok_s)))
+                line = fill["decode.line_kv:tok,kv"]((tok, num[a.decode_kv_tok_s]))
             elif p.count == 1:
                 line = fill["decode.line:tok"]((tok,))
             elif v.cat.precision_by_name[req.precision].gguf:  # llama.cpp: split by layers
@@ -55,10 +56,10 @@ def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
             else:
                 c = v.cat.card_by_name[p.card]
                 line = fill["decode.line_set:tok,count,link,gbps"](
-                    (tok, p.count, v.link(c.interconnect), num(c.link_gbps or 0))
+                    (tok, p.count, v.link(c.interconnect), num[c.link_gbps or 0])
                 )
             if a.decode_kv_tok_s and p.count > 1:  # the lower ceiling on the same line
-                line += " · " + fill["decode.kv_line:tok"]((num(a.decode_kv_tok_s),))
+                line += " · " + fill["decode.kv_line:tok"]((num[a.decode_kv_tok_s],))
             card_lines.append(line)
     elif a.cluster_nodes:
         cluster = v.cat.fleet.cluster.card

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from engine.answer_types import Answer, Fit, FitChange, Request
 from engine.native import VLLM_DEFAULT_SHARE
 from engine.text.formulas import math_lines
@@ -133,11 +131,11 @@ def speed_lines(v: Voice, f: Fit) -> list[str]:
     """The ceiling only for hardware that holds an option; a set names the link it crosses."""
     if not f.decode_tok_s:
         return []
-    fill, num = v.fill, v.num
+    fill, num = v.fill, v.nums[0]
     shown = (f.precision or "bf16") if f.fits or f.best is None else f.best.precision
-    tok = num(f.decode_tok_s)
+    tok = num[f.decode_tok_s]
     if f.count == 1 and f.decode_kv_tok_s:
-        return [fill["decode.line_kv:tok,kv"]((tok, num(f.decode_kv_tok_s)))]
+        return [fill["decode.line_kv:tok,kv"]((tok, num[f.decode_kv_tok_s]))]
     if f.count == 1:
         line = fill["decode.line:tok"]((tok,))
     elif v.cat.precision_by_name[shown].gguf:  # llama.cpp: split by layers
@@ -146,10 +144,10 @@ def speed_lines(v: Voice, f: Fit) -> list[str]:
         line = fill["decode.line_set_plain:tok,count"]((tok, f.count))
     else:
         line = fill["decode.line_set:tok,count,link,gbps"](
-            (tok, f.count, v.link(f.interconnect), num(f.link_gbps or 0))
+            (tok, f.count, v.link(f.interconnect), num[f.link_gbps or 0])
         )
     if f.decode_kv_tok_s:  # the lower ceiling on the same line
-        line += " · " + fill["decode.kv_line:tok"]((num(f.decode_kv_tok_s),))
+        line += " · " + fill["decode.kv_line:tok"]((num[f.decode_kv_tok_s],))
     return [line]
 
 
@@ -232,9 +230,10 @@ def describe_fit(v: Voice, a: Answer) -> Answer:
     sections.append(section(const["section.cheapest"], card_lines))
     if a.alternatives:
         sections.extend(alternatives_section(v, a.alternatives))
-    upd: dict[str, Any] = {
-        "headline": headline(v, a),
-        "sections": sections,
-        "math": math_lines(v, a),
-    }
-    return a.model_copy(update=upd)
+    # the caller hands over an answer it has just built and nothing else holds: filled in
+    # place, not copied
+    d = a.__dict__
+    d["headline"] = headline(v, a)
+    d["sections"] = sections
+    d["math"] = math_lines(v, a)
+    return a

@@ -11,11 +11,11 @@ from engine.sizing import (
     ADAPTER_FRACTION,
     FULL_FT_ACTIVATION_SHARE,
     GB,
-    KV_K_AND_V,
     LORA_BASE_BYTES,
     QUICK_RULE_MARGIN,
     full_ft_bytes_per_param,
 )
+from engine.text.notes import model_texts
 from engine.text.voice import Voice
 
 
@@ -24,6 +24,7 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
     req = a.request
     assert req is not None and req.model is not None and a.memory_gb is not None
     m = req.model
+    mt = model_texts(v, m)  # the model's own lines, written once per language
     fill, usd = v.fill, v.usds  # bound once: about 30 calls per answer
     n0, n1, n2, n4 = v.nums[0], v.nums[1], v.nums[2], v.nums[4]
     mem = a.memory_gb
@@ -44,23 +45,10 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
             )
         )
         kvb = n0[cat.kv_by_name[req.kv_dtype].bytes]
-        ctx, kv = n0[req.context_tokens], n2[mem["kv_cache"]]
-        if m.mla is not None:
-            mla = m.mla
-            lines.append(
-                fill["math.kv_mla:layers,rank,rope,bytes,ctx,batch,gb"](
-                    (m.layers, mla.kv_lora_rank, mla.qk_rope_head_dim, kvb, ctx, req.batch, kv)
-                )
-            )
-        else:
-            lines.append(
-                fill["math.kv:two,layers,kv_heads,head_dim,bytes,ctx,batch,gb"](
-                    (KV_K_AND_V, m.layers, m.kv_heads, m.head_dim, kvb, ctx, req.batch, kv)
-                )
-            )
-            if m.sliding_layers and m.sliding_window:
-                window = n0[m.sliding_window]
-                lines.append(fill["math.kv_window:layers,window"]((m.sliding_layers, window)))
+        kv = mt.kv or mt.make_kv()
+        lines.append(kv((kvb, n0[req.context_tokens], req.batch, n2[mem["kv_cache"]])))
+        if m.mla is None and m.sliding_layers and m.sliding_window:
+            lines.append(mt.window or mt.make_window())
         per_token = a.kv_bytes_per_token
         if per_token is not None:
             mb = n2[per_token / 1e6]
@@ -112,13 +100,9 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
                     )
                 )
             )
-    spec = (
-        "math.shape_assumed:layers,heads,kv_heads,head_dim,source"
-        if m.assumed
-        else "math.shape_source:layers,heads,kv_heads,head_dim,source"
-    )
-    lines.append(
-        fill[spec]((m.layers, m.attention_heads, m.kv_heads, m.head_dim, m.shape_source or "?"))
-    )
-    lines.append(fill["math.units:gb"]((n0[GB],)))
+    lines.append(mt.shape or mt.make_shape())
+    units = v.made.get("math.units")  # one text per language
+    if units is None:
+        units = v.made["math.units"] = fill["math.units:gb"]((n0[GB],))
+    lines.append(units)
     return lines

@@ -127,7 +127,10 @@ def memory_fills(cat: Catalog) -> dict[str, dict[str, str]]:
 
 def memory_lines(v: Voice, a: Answer) -> list[str]:
     mem = a.memory_gb or {}
-    rows, gb, fill = memory_fills(v.cat)[v.table_lang], v.gbs, v.fill
+    rows = v.made.get("mem.rows")  # this voice's rows, kept with it (one read, not a lookup)
+    if rows is None:
+        rows = v.made["mem.rows"] = memory_fills(v.cat)[v.table_lang]
+    gb, fill = v.gbs, v.fill
     lines = [
         rows[k] % gb[mem[k]] if k in rows else memory_line(v, k, mem[k])
         for k in _MEMORY_PARTS

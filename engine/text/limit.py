@@ -121,5 +121,10 @@ def describe_limit(
             free=v.nums[2][max(0.0, mctx * per_token * req.batch / GB)],
         )
     ]
-    text = headline(v, req, lim, asked, users_kv8)
-    return a.model_copy(update={"headline": text, "sections": sections, "math": mathl})
+    # the caller hands over an answer it has just built and nothing else holds: filled in
+    # place, not copied
+    d = a.__dict__
+    d["headline"] = headline(v, req, lim, asked, users_kv8)
+    d["sections"] = sections
+    d["math"] = mathl
+    return a

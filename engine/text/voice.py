@@ -140,6 +140,7 @@ class Fills(dict[str, Callable[[tuple[Any, ...]], str]]):
     def __init__(self, table: dict[str, str], pct: dict[str, str]) -> None:
         super().__init__()
         self.table, self.pct = table, pct
+        self.parsed: dict[str, tuple[list[str], tuple[int, ...]] | None] = {}  # by partial()
 
     def __missing__(self, spec: str) -> Callable[[tuple[Any, ...]], str]:
         key, colon, fields = spec.rpartition(":")  # keys may hold spaces, never ":"
@@ -159,6 +160,34 @@ class Fills(dict[str, Callable[[tuple[Any, ...]], str]]):
         return fill
 
 
+def partial(fills: Fills, spec: str, given: tuple[Any, ...]) -> Callable[[tuple[Any, ...]], str]:
+    """``fills[spec]`` with its first values ``given`` written in once: the fill then takes the
+    rest (``partial(f, "k:a,b,c", (x,))((y, z))`` is ``f["k:a,b,c"]((x, y, z))``). The
+    message must take the values it is left in order; otherwise the whole fill is kept."""
+    key, colon, fields = spec.rpartition(":")
+    names = fields.split(",") if colon and fields else []
+    parsed = fills.parsed
+    if spec not in parsed:  # the message's parse, once per table
+        parsed[spec] = positional_template(fills.table.get(key) or key, names) if colon else None
+    found = parsed[spec]
+    whole = fills[spec]
+    if found is None:
+        return lambda rest: whole(given + rest)
+    literals, order = found
+    nfixed, nxt = len(given), len(given)
+    out = [literals[0]]
+    for i, literal in zip(order, literals[1:], strict=True):
+        if i < nfixed:  # format(v, "") is what format_map writes (str, int, float)
+            out.append(format(given[i], "").replace("%", "%%") + literal)
+        elif i < nxt:  # a value it is left, asked again or out of order
+            return lambda rest: whole(given + rest)
+        else:
+            out.append("%.0s" * (i - nxt) + "%s" + literal)
+            nxt = i + 1
+    out.append("%.0s" * (len(names) - nxt))
+    return "".join(out).__mod__
+
+
 class Consts(dict[str, str]):
     """One message table's texts that take no value (titles, fixed phrases), by key:
     ``consts[key]`` is ``Voice.t(key)``, made on first use."""
@@ -172,19 +201,20 @@ class Consts(dict[str, str]):
         return text
 
 
-_Tables = tuple[str, dict[str, str], dict[str, str], Fills, Consts]
+_Tables = tuple[str, dict[str, str], dict[str, str], Fills, Consts, dict[Any, Any]]
 
 
 @per_catalog
 def voice_tables(cat: Catalog) -> dict[str, _Tables]:
-    """Per language of the catalog: the table a voice reads, its texts, templates and fills."""
+    """Per language of the catalog: the table a voice reads, its texts, templates and fills,
+    and the texts made once per model or precision in that language (``engine.text.notes``)."""
     tables, pcts = message_tables(cat), percent_tables(cat)
     fills = {k: Fills(table, pcts[k]) for k, table in tables.items()}
     consts = {k: Consts(f) for k, f in fills.items()}
     out: dict[str, _Tables] = {}
     for lang in cat.messages:
         k = lang if tables.get(lang) else "en"
-        out[lang] = (k, tables[k], pcts[k], fills[k], consts[k])
+        out[lang] = (k, tables[k], pcts[k], fills[k], consts[k], {})
     return out
 
 
@@ -204,7 +234,9 @@ def _number_memos(lang: str) -> _Memos:
 class Voice:
     """The catalog's messages and number formats in one language.
 
-    The number texts already made in this language are dicts by value (``nums[decimals]``,
+    ``made`` holds the texts written once per model (by ref id) and per precision (by name)
+    in this language (``engine.text.notes``). The number texts already made in this
+    language are dicts by value (``nums[decimals]``,
     ``gbs``, ``rooms``, ``usds``): a subscript is one C-level read on a repeat, and a miss
     makes the text and keeps it; hot text builders subscript them directly.
     """
@@ -213,14 +245,14 @@ class Voice:
         self.cat = cat
         self.lang = lang
         tables = voice_tables(cat)
-        self.table_lang, self._table, self._pct, self.fill, self.const = (
+        self.table_lang, self._table, self.pct, self.fill, self.const, self.made = (
             tables.get(lang) or tables["en"]
         )
         self.nums, self.gbs, self.rooms, self.usds = _NUMBER_MEMOS.get(lang) or _number_memos(lang)
 
     def t(self, key: str, **params: Any) -> str:
         try:
-            return self._pct[key] % params
+            return self.pct[key] % params
         except KeyError:  # an unknown key, or a placeholder without a value
             return self.t_slow(key, params)
 
@@ -260,6 +292,23 @@ class Voice:
         return fmt_num(value, decimals, self.lang, trim=True)
 
 
+@per_catalog
+def _voices(cat: Catalog) -> dict[str, Voice]:
+    return {}
+
+
+def voice_of(cat: Catalog, lang: str) -> Voice:
+    """The catalog's voice in ``lang``, one per catalog and language: a voice holds no
+    answer's state (its tables and memos are the catalog's and the language's)."""
+    voices = _voices(cat)
+    v = voices.get(lang)
+    if v is None:
+        if len(voices) >= 16:  # the engine speaks three languages: odd ones start over
+            voices.clear()
+        v = voices[lang] = Voice(cat, lang)
+    return v
+
+
 _new = object.__new__
 
 
@@ -281,12 +330,27 @@ def precision_label(precision: str) -> str:
     return precision.upper()
 
 
-def ctx_label(tokens: int) -> str:
+def _ctx_text(tokens: int) -> str:
     if tokens % (1024 * 1024) == 0:
         return f"{tokens // (1024 * 1024)}M"
     if tokens % 1024 == 0:
         return f"{tokens // 1024}k"
     return f"{tokens:,}"
+
+
+class _CtxLabels(dict[int, str]):
+    """The context labels made so far ("8k", "1M", "3,000"), by token count: the same few
+    counts are labelled several times an answer, and a hit is one C-level read."""
+
+    def __missing__(self, tokens: int) -> str:
+        if len(self) >= 4096:
+            self.clear()
+        text = self[tokens] = _ctx_text(tokens)
+        return text
+
+
+CTX_LABELS = _CtxLabels()
+ctx_label: Callable[[int], str] = CTX_LABELS.__getitem__  # a label: "8k", "128k", "1M"
 
 
 def render_text(a: Answer) -> str:

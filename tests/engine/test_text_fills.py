@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from engine import load_catalog
 from engine.i18n import _Params
 from engine.rounding import GbMemo, NumberMemo, RoomMemo, fmt_gb, format_number
-from engine.text.voice import Fills, Voice, percent_template
+from engine.text.voice import Fills, Voice, partial, percent_template
 
 CAT = load_catalog()
 VALUES = st.one_of(st.text(alphabet="a%{}s1 ", max_size=4), st.integers(-5, 5000), st.floats(0, 99))
@@ -73,6 +73,32 @@ def test_any_text_fills_as_voice_t_does(text: str, names: list[str], data: Any) 
             fills[spec](values)
         return
     assert fills[spec](values) == want
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.text(alphabet="ab{}%()sx_ 0!:", max_size=16),
+    st.lists(st.sampled_from(["a", "b", "x", "x_"]), unique=True, max_size=4),
+    st.integers(0, 4),
+    st.data(),
+)
+def test_a_partial_fill_is_the_whole_fill(
+    text: str, names: list[str], given_count: int, data: Any
+) -> None:
+    """Values written in ahead (a model's shape in its formula) give the text the whole fill
+    gives, whatever order or repeats the message takes its fields in."""
+    values = tuple(data.draw(VALUES) for _ in names)
+    pct = {"k": p} if (p := percent_template(text)) is not None else {}
+    fills = Fills({"k": text}, pct)
+    spec = f"k:{','.join(names)}" if names else "k"
+    ahead = min(given_count, len(names))
+    try:
+        want = fills[spec](values)
+    except (ValueError, IndexError, TypeError) as e:
+        with pytest.raises(type(e)):
+            partial(fills, spec, values[:ahead])(values[ahead:])
+        return
+    assert partial(fills, spec, values[:ahead])(values[ahead:]) == want
 
 
 @settings(max_examples=600, deadline=None)
