@@ -21,7 +21,7 @@ from engine.kinds.hardware import (
 )
 from engine.kinds.probe import CTX_STEP, Probe, context_cap, max_context, max_users, probe
 from engine.kinds.rungs import LADDER, Rung, rung_request, rungs
-from engine.recommend import kv_extra_gb
+from engine.recommend import TIGHT_PER_CARD_GB, TIGHT_SINGLE_GB, kv_extra_gb
 from engine.sizing import OVERHEAD_GB, kv_cache_gb
 
 __all__ = [  # the hardware helpers and the limit searches are reached through this module too
@@ -129,7 +129,30 @@ def ladder_options(
         d["decode_tok_s"] = dec
         d["max_context_tokens"] = None
         options.append(o)
+    if best_at is not None and (asked_at is None or not options[asked_at].fits):
+        best_at = _lead(shown, options, best_at, vram, count)
     return shown, options, asked_at, best_at
+
+
+# How far down the ladder the lead may move off an edge: weights at least this share of the
+# edge rung's (Q8_0 -> FP8 or Q6_K, Q4_K_M -> INT4), never a cliff to a much smaller format.
+LEAD_STEP = 0.75
+
+
+def _lead(shown: list[Rung], options: list[FitOption], first: int, vram: float, count: int) -> int:
+    """The rung a fit answer leads with: the first that fits, unless it only fits at the edge
+    (tight, and under vLLM's 10% too) and a rung a step lighter has real room; the edge rung
+    is then said beside it (SIZING.md, "Edges are reported")."""
+    room = min(TIGHT_SINGLE_GB if count == 1 else TIGHT_PER_CARD_GB * count, vram * 0.1)
+    if options[first].headroom_gb >= room:
+        return first
+    floor = shown[first].weights * LEAD_STEP
+    for i in range(first + 1, len(options)):
+        if shown[i].weights < floor:
+            break
+        if options[i].headroom_gb >= room:
+            return i
+    return first
 
 
 _new = object.__new__

@@ -77,8 +77,16 @@ def headline(v: Voice, a: Answer) -> str:
 
 
 def roomier(v: Voice, f: Fit) -> str:
-    """When the best rung leaves vLLM less than its 10%, the next rung that leaves more."""
+    """The heavier rung that fits only at the edge, when the answer leads with a lighter one
+    that has room; else, when the best rung leaves vLLM less than its 10%, the next rung
+    that leaves more."""
     assert f.best is not None
+    for o in f.options:
+        if o.precision == f.best.precision:
+            break
+        if o.fits:  # passed over for the lead: said, never hidden
+            line = v.fill["ladder.edge:prec,total,headroom"]
+            return " " + line((o.precision.upper(), v.gbs[o.total_gb], v.rooms[o.headroom_gb]))
     cap = f.vram_gb or 0
     if f.best.headroom_gb >= cap * VLLM_DEFAULT_SHARE:
         return ""

@@ -550,3 +550,37 @@ def test_memory_against_a_card_compares_what_each_holds(
 def test_a_tool_showing_less_memory_gets_the_gib_answer(cat: Catalog, text: str, lang: str) -> None:
     a = ask(text, catalog=cat)
     assert (a.kind, a.faq_topic, a.lang) == ("faq", "gib", lang)
+
+
+@pytest.mark.parametrize(
+    ("text", "lead", "edge", "said"),
+    [
+        ("70b on h100", "fp8", "q8_0", "At the edge: Q8_0"),  # 0.9 GB left vs 5.3 GB
+        ("qwen3 32b on a 4090", "int4", "q4_k_m", "At the edge: Q4_K_M"),
+        ("llama 3.1 8b na 3060 12gb", "q6_k", "q8_0", "Na styk: Q8_0"),
+    ],
+)
+def test_a_fit_leads_with_room_and_says_the_edge_beside_it(
+    cat: Catalog, text: str, lead: str, edge: str, said: str
+) -> None:
+    a = ask(text, catalog=cat)
+    f = a.fit
+    assert f is not None and not f.fits and f.best is not None
+    assert f.best.precision == lead
+    at_edge = next(o for o in f.options if o.precision == edge)
+    assert at_edge.fits and at_edge.headroom_gb < f.best.headroom_gb
+    assert said in a.headline
+    assert a.headline.index(lead.upper()) < a.headline.index(edge.upper())
+
+
+def test_the_lead_never_drops_far_below_the_edge_rung(cat: Catalog) -> None:
+    """Only a step lighter: when just a much smaller format has room, the edge rung leads."""
+    from engine.kinds.ladder import LEAD_STEP
+
+    for text in ("70b on h100", "qwen3 32b on a 4090", "gemma 3 27b on a 3090", "13b on a 3090"):
+        a = ask(text, catalog=cat)
+        f = a.fit
+        assert f is not None and f.best is not None and a.memory_gb is not None
+        first = next(o for o in f.options if o.fits)
+        fixed = a.memory_gb["kv_cache"] + a.memory_gb["overhead"]  # the same on every rung
+        assert f.best.total_gb - fixed >= LEAD_STEP * (first.total_gb - fixed) - 1e-9
