@@ -70,11 +70,14 @@ class Block:
     kind: str = "section"  # section | caveats | assumptions | math
 
 
+def _margin(lang: str, gb: float) -> str:
+    """A real but tiny margin reads "<0.1", as in the engine's text, never "0" (none at all)."""
+    return "<" + fmt_num(0.1, 1, lang) if 0 < gb < 0.05 else fmt_gb(gb, lang)
+
+
 def _room(cat: Catalog, lang: str, headroom_gb: float, tight: bool) -> str:
     key = "short.tight" if tight else "short.room"
-    # a real but tiny margin reads "<0.1", as in the engine's text, never "0" (no room at all)
-    gb = "<" + fmt_num(0.1, 1, lang) if 0 < headroom_gb < 0.05 else fmt_gb(headroom_gb, lang)
-    return t(cat, lang, key, gb=gb)
+    return t(cat, lang, key, gb=_margin(lang, headroom_gb))
 
 
 def _per_month(cat: Catalog, lang: str, usd: float) -> str:
@@ -183,7 +186,7 @@ def _fit_verdict(cat: Catalog, lang: str, fit: Fit) -> str:
                 "short.no_fit",
                 count=fit.count,
                 card=fit.card,
-                gb=fmt_gb(-fit.headroom_gb, lang),
+                gb=_margin(lang, -fit.headroom_gb),
             )
     return first
 

@@ -23,6 +23,8 @@ def headline(v: Voice, a: Answer) -> str:
     if f is None:
         return fill["headline.fit_no:request,total,card"]((_request_label(v, req), total, "?"))
     hw = hw_label(f)
+    if not f.fits and f.vram_gb and total == gb[f.vram_gb]:
+        total = v.nums[2][a.memory_gb["total"]]  # "needs 48.01 GB", not 48 against 48
     if req.task != "inference":
         spec = (
             "headline.fit_yes:request,total,card"
@@ -130,7 +132,7 @@ def ladder_lines(v: Voice, f: Fit) -> list[str]:
     return [
         fits((o.precision.upper(), gb[o.total_gb], room[o.headroom_gb]))
         if o.fits
-        else short((o.precision.upper(), gb[o.total_gb], gb[-o.headroom_gb]))
+        else short((o.precision.upper(), gb[o.total_gb], room[-o.headroom_gb]))
         for o in f.options
     ]
 

@@ -154,7 +154,7 @@ def fit_line(v: Voice, f: Fit) -> str:
         (
             f.card if f.count == 1 else f"{f.count}× {f.card}",
             v.gbs[f.vram_gb or 0],
-            v.rooms[f.headroom_gb] if f.fits else v.gbs[-f.headroom_gb],
+            v.rooms[f.headroom_gb] if f.fits else v.rooms[-f.headroom_gb],  # "<0.1 GB short"
         )
     )
 

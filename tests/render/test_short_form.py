@@ -11,7 +11,7 @@ from bot.render.common import Links, link_buttons
 from bot.render.discord import escape as dc_escape
 from bot.render.discord import format_details, format_embed
 from bot.render.discord_components import format_view
-from bot.render.short import MAX_SHORT_CHARS, MAX_SHORT_LINES, units
+from bot.render.short import MAX_SHORT_CHARS, MAX_SHORT_LINES, short_lines, units
 from bot.render.telegram import format_html
 from bot.render.telegram import keyboard as tg_keyboard
 from engine import Answer, Catalog, RequestOptions, ask, compare, load_catalog
@@ -295,3 +295,17 @@ def test_the_short_form_does_not_offer_the_asked_card_as_an_alternative(
     verdict, headline, *rest = shown.split("\n")
     assert "A100 SXM" in verdict and "A100 SXM" in headline
     assert not any("A100 SXM" in line for line in rest), shown  # no "cheaper: the same card"
+
+
+@pytest.mark.parametrize(
+    ("lang", "short", "need"),
+    [("en", "<0.1 GB short", "48.01 GB"), ("pl", "brakuje <0,1 GB", "48,01 GB")],
+)
+def test_a_miss_by_a_hair_is_said_as_one(lang: str, short: str, need: str) -> None:
+    """48.01 GB on 48 GB: not "0 GB short" beside "needs 48 GB, has 48 GB"."""
+    cat = load_catalog()
+    a = ask("llama 3.1 70b on 2x 4090 at int4 with 32k", lang, catalog=cat)
+    assert a.fit is not None and not a.fit.fits and -0.05 < a.fit.headroom_gb < 0
+    assert short in short_lines(a, cat)[0]
+    assert need in a.headline
+    assert short in a.text and " 0 GB short" not in a.text and "brakuje 0 GB" not in a.text
