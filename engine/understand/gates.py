@@ -12,6 +12,7 @@ hints with a space are only read before any cut (see :data:`SPACED_BEFORE_CUTS`)
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from engine.understand.config_paste import CONFIG_HINTS
 from engine.understand.patterns import (
@@ -30,6 +31,7 @@ from engine.understand.patterns import (
     SHAPE_HINTS,
     TASK_HINTS,
     TASKS,
+    may_name_precision,
 )
 
 _HINTS: tuple[re.Pattern[str], ...] = (
@@ -54,6 +56,8 @@ HAS_BATCH, HAS_HOURLY, HAS_CONFIG, HAS_CONTEXT_NOUN = (1 << i for i in range(8, 
 HAS_OTHER_MONEY = 1 << 12  # a currency the prices are not in ("zł", "บาท", "€")
 HAS_TASKS = tuple(1 << i for i in range(13, 13 + len(TASKS)))  # each TASKS rule's own hint
 HAS_DIGIT = 1 << len(_HINTS)  # the text holds a digit (``DIGIT.search``)
+HAS_PRECISION_LIKE = HAS_DIGIT << 1  # a word passes ``may_name_precision`` ("4bit", "q9")
+HAS_PRECISION_WORD = HAS_DIGIT << 2  # (a catalog's table) a word holds a precision's piece
 # The hints that have a literal with a space: read before any slot is cut from the text.
 SPACED_BEFORE_CUTS = (LIMIT_CONTEXT_HINTS, LIMIT_BATCH_HINTS)
 
@@ -89,6 +93,8 @@ assert not any(c.isdigit() for w, _ in _PLAIN for c in w)
 
 def _word_gates(word: str) -> int:
     flags = HAS_DIGIT if DIGIT.search(word) else 0
+    if may_name_precision(word):  # each of its forms is inside one word
+        flags |= HAS_PRECISION_LIKE
     if not word.isdigit():
         get = _PREFIX.get
         end = len(word) + 1
@@ -105,13 +111,38 @@ def _word_gates(word: str) -> int:
     return flags
 
 
-def gates(s: str) -> int:
-    """The bits of every hint (and :data:`HAS_DIGIT`) that ``s`` holds."""
+class WordTable:
+    """One catalog's word bits on top of the fixed ones: :data:`HAS_PRECISION_WORD` when a
+    word holds the longest space-free piece of one of its precision spellings. A spelling's
+    pieces are literal, so the catalog's precision scan can only match a text that has it."""
+
+    __slots__ = ("known", "pieces")
+
+    def __init__(self, spellings: Iterable[str]) -> None:
+        self.pieces = tuple(sorted({max(w.split(" "), key=len) for w in spellings}))
+        assert all(self.pieces), "a spelling is more than spaces"
+        self.known: dict[str, int] = {}
+
+    def fill(self, word: str) -> int:
+        flags = _WORD_GATES.get(word)
+        if flags is None:
+            flags = _word_gates(word)
+        if any(p in word for p in self.pieces):
+            flags |= HAS_PRECISION_WORD
+        if len(self.known) >= _WORDS_KEPT:
+            self.known.clear()
+        self.known[word] = flags
+        return flags
+
+
+def gates(s: str, table: WordTable | None = None) -> int:
+    """The bits of every hint (and :data:`HAS_DIGIT`, :data:`HAS_PRECISION_LIKE`) that ``s``
+    holds; with a catalog's ``table``, its bits too."""
     flags = 0
-    known = _WORD_GATES
+    known, fill = (_WORD_GATES, _word_gates) if table is None else (table.known, table.fill)
     for word in s.split(" "):
         got = known.get(word)
-        flags |= _word_gates(word) if got is None else got
+        flags |= fill(word) if got is None else got
     for w, bit in _SPACED:
         if not flags & bit and w in s:
             flags |= bit

@@ -38,6 +38,8 @@ from engine.understand.gates import (
     HAS_LIMIT_BATCH,
     HAS_LIMIT_CONTEXT,
     HAS_OTHER_MONEY,
+    HAS_PRECISION_LIKE,
+    HAS_PRECISION_WORD,
     HAS_TASK,
     HAS_TASKS,
     gates,
@@ -86,6 +88,29 @@ _FILE_EXTENSION = lazy(r"\.(?:gguf|ggml|safetensors|bin|pt|pth|onnx)\b")
 
 # The first character of every HELP form ("/help", "?", "hi", "cześć", "dzień dobry", "สวัสดี").
 _HELP_HEADS = "/?hspcdชส"
+
+
+# FOLLOWUP's forms that are one word, and the first words of its two-word ones.
+_FOLLOW_WORDS = frozenset(
+    ("and", "also", "same", "now", "then", "instead", "ok", "okay", "a", "i", "oraz", "teraz",
+     "zamiast", "with", "at", "on", "for", "w", "na", "z", "przy", "dla")
+)  # fmt: skip
+_FOLLOW_PAIRS = {"what": "about", "how": "about", "to": "samo"}
+
+
+def _opens_followup(s: str) -> bool:
+    """``FOLLOWUP.match(s)``, read off the first word when it is ASCII letters and digits
+    (each one-word form then is that word, as the ``\\b`` after it ends it): most questions."""
+    words = s.split(None, 1)  # str.split's whitespace is regex \s
+    if not words:
+        return False
+    first = words[0]
+    if not (first.isascii() and first.isalnum()):
+        return FOLLOWUP.match(s) is not None
+    if first in _FOLLOW_WORDS:
+        return True
+    pair = _FOLLOW_PAIRS.get(first)
+    return pair is not None and pair in s and FOLLOWUP.match(s) is not None
 
 
 def _as_typed(raw: str, ident: str) -> str:
@@ -164,7 +189,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         s = _CONTRACTION.sub(lambda m: " not" if m.group(0) == "n't" else "", s)
     if "." in s:
         s = _FILE_EXTENSION.sub(" ", s)
-    flags = gates(s)  # each hint gate below is a bit of this
+    flags = gates(s, pats.words)  # each hint gate below is a bit of this
     if flags & HAS_CONFIG:
         s = _read_paste(q, s)
         config_precision, q.precision = q.precision, None
@@ -182,7 +207,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     digits = bool(flags & HAS_DIGIT)
     if flags & HAS_CARDS and CARDS_LIST.search(s):
         q.wants_cards = True
-    q.followup = bool(FOLLOWUP.match(s)) or (
+    q.followup = _opens_followup(s) or (
         ("instead" in s or "zamiast" in s or "same" in s)
         and FOLLOWUP_ANYWHERE.search(s) is not None
     )
@@ -202,11 +227,11 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             if mine is None:
                 pos = start + 1
                 continue
-            if all(c.name != mine.name for c in q.owned):  # a card the asker owns
+            if not q.owned or all(c.name != mine.name for c in q.owned):  # the asker's own
                 q.owned.append(CardAsk(mine.name, count))
             s, pos = s[:start] + " " + s[end:], start
             continue
-        if all(c.name != card.name for c in q.cards):
+        if not q.cards or all(c.name != card.name for c in q.cards):
             window, before = s[max(0, start - 12) : end], s[max(0, start - 12) : start]
             several = count is None and says_several(window, before, s[end : end + 8])
             q.cards.append(CardAsk(card.name, count, several))
@@ -266,14 +291,16 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         q.kv_dtype = catalog.kv_alias.get(norm(token.replace(" ", "").replace("-", ""))) or "fp8"
         s = cut(s, m)
 
-    while m := scan(pats.precision, pats.precision_scan, s, 0):  # "fp8 int4": first wins
+    may_precision = bool(flags & HAS_PRECISION_WORD)  # cuts leave every piece in one word
+    while may_precision and (m := scan(pats.precision, pats.precision_scan, s, 0)):
         name = precision_of(catalog, pats, m.group(1))
         if name is not None and q.precision is None:
             q.precision = name
         elif name is not None and len(q.extra_precisions) < MAX_MENTIONS:
             q.extra_precisions.append(name)
         s = cut(s, m)
-    if digits:
+    precision_like = bool(flags & HAS_PRECISION_LIKE)  # of ``s`` before the cuts, and after
+    if digits and precision_like:
         s = unknown_precisions(q, s, pats)
 
     size_neighbor = ""
@@ -306,10 +333,14 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         rest = " " + ident + " "
         # The whole id first: "Qwen/Qwen3-235B-A22B-FP8" is its own entry, not the base at FP8.
         whole = exact_model(catalog, ident) if q.model is None else None
-        if q.precision is None and (m := scan(pats.precision, pats.precision_scan, rest, 0)):
+        if (
+            q.precision is None
+            and may_precision
+            and (m := scan(pats.precision, pats.precision_scan, rest, 0))
+        ):
             q.precision = precision_of(catalog, pats, m.group(1))
             rest = cut(rest, m)
-        if q.precision is None:
+        if q.precision is None and precision_like:  # ``rest`` is a piece of ``s``
             rest = unknown_precisions(q, rest, pats)
         if q.model is None and (exact := whole or exact_model(catalog, rest)) is not None:
             q.model, q.model_score, q.model_words = exact, 100.0, exact.name
