@@ -196,17 +196,18 @@ _TASK_RULES: tuple[tuple[str, Task, bool, tuple[str, ...]], ...] = (
     (r"q(?<!\wq)[\s-]?lora\b", "qlora", False, ("lora",)),
     (r"l(?<!\wl)ora\b", "lora", False, ("lora",)),
     (
-        r"\bfull(?:[\s-]*(?:ft|fine[\s-]*tun\w*|finetun\w*|training|train|param\w*))\b"
-        r"|\bpe[łl]n\w*\s+(?:dostrajani\w*|fine[\s-]*tun\w*|trening\w*)|\bfft\b"
-        r"|\b(?:train\w*|pre[\s-]?train\w*)\s+(?:\w+\s+){0,3}?from\s+scratch"
+        r"f(?<!\wf)ull(?:[\s-]*(?:ft|fine[\s-]*tun\w*|finetun\w*|training|train|param\w*))\b"
+        r"|p(?<!\wp)e[łl]n\w*\s+(?:dostrajani\w*|fine[\s-]*tun\w*|trening\w*)|f(?<!\wf)ft\b"
+        r"|t(?<!\wt)rain\w*\s+(?:\w+\s+){0,3}?from\s+scratch"
+        r"|p(?<!\wp)re[\s-]?train\w*\s+(?:\w+\s+){0,3}?from\s+scratch"
         r"|ไฟน์จูนเต็ม|ไฟน์จูนแบบเต็ม",
         "full",
         False,
         ("full", "pełn", "peln", "fft", "scratch", "ไฟน์จูน"),
     ),
     (
-        r"\bfine[\s-]*tun\w*|\bfinetun\w*|\bsft\b|\btrain(?:ing)?\b|\bdostr\w*|\btrening\w*"
-        r"|\btrenowa\w*|ไฟน์จูน|ฝึก|เทรน",
+        r"f(?<!\wf)ine[\s-]*tun\w*|f(?<!\wf)inetun\w*|s(?<!\ws)ft\b|t(?<!\wt)rain(?:ing)?\b"
+        r"|d(?<!\wd)ostr\w*|t(?<!\wt)rening\w*|t(?<!\wt)renowa\w*|ไฟน์จูน|ฝึก|เทรน",
         "full",
         True,
         ("fine", "sft", "train", "dostr", "trening", "trenowa", "ไฟน์จูน", "ฝึก", "เทรน"),
@@ -228,22 +229,34 @@ FIT = lazy(  # only ever asked whether it matches: see whole_words
     )
     + "|พอไหม|รันบน|ใส่ได้|ได้ไหม|บน"
 )  # fmt: skip
+# Each form opens with a letter ("\bhow" as "h(?<!\wh)ow"; a group of words is spelt out per
+# word), so the regex engine skips to those letters instead of trying every place.
+_LIMIT_CONTEXT_OF = r"\s+(?:\S+\s+){0,2}?(?:context|ctx|kontekst\w*|sequence)"
+_LIMIT_CONTEXT_MAX = r"\s*\S{0,12}?(?:สูงสุด|ยาวสุด|ยาวที่สุด|ได้เท่าไหร่|ได้กี่)"
 LIMIT_CONTEXT = lazy(
-    r"\b(?:max(?:imum|imal)?|longest|biggest|largest|how\s+(?:long|much|big)(?:\s+an?)?"
-    r"|najd[łl]u[żz]sz\w*|maksymaln\w*|najwi[eę]ksz\w*|maks\w*)\s+(?:\S+\s+){0,2}?"
-    r"(?:context|ctx|kontekst\w*|sequence)"
-    r"|(?:บริบท|context|ctx)\s*\S{0,12}?(?:สูงสุด|ยาวสุด|ยาวที่สุด|ได้เท่าไหร่|ได้กี่)"
-    r"|\bhow\s+many\s+(?:\S+\s+){0,2}?(?:tokens?|k\b)|\bhow\s+(?:long|much)\s+(?:of\s+)?(?:a\s+)?"
-    r"(?:context|ctx|prompt)|\bile\s+(?:\S+\s+){0,2}?(?:token[óo]w|kontekstu)"
-    r"|\bjak\s+d[łl]ugi\s+kontekst|กี่โทเคน|โทเคนได้กี่|ยาวได้แค่ไหน"
-)
+    "|".join(
+        w + _LIMIT_CONTEXT_OF
+        for w in (
+            r"m(?<!\wm)ax(?:imum|imal)?", r"l(?<!\wl)ongest", r"b(?<!\wb)iggest",
+            r"l(?<!\wl)argest", r"h(?<!\wh)ow\s+(?:long|much|big)(?:\s+an?)?",
+            r"n(?<!\wn)ajd[łl]u[żz]sz\w*", r"m(?<!\wm)aksymaln\w*", r"n(?<!\wn)ajwi[eę]ksz\w*",
+            r"m(?<!\wm)aks\w*",
+        )
+    )
+    + "|"
+    + "|".join(w + _LIMIT_CONTEXT_MAX for w in ("บริบท", "context", "ctx"))
+    + r"|h(?<!\wh)ow\s+many\s+(?:\S+\s+){0,2}?(?:tokens?|k\b)"
+    r"|h(?<!\wh)ow\s+(?:long|much)\s+(?:of\s+)?(?:a\s+)?(?:context|ctx|prompt)"
+    r"|i(?<!\wi)le\s+(?:\S+\s+){0,2}?(?:token[óo]w|kontekstu)"
+    r"|j(?<!\wj)ak\s+d[łl]ugi\s+kontekst|กี่โทเคน|โทเคนได้กี่|ยาวได้แค่ไหน"
+)  # fmt: skip
 LIMIT_BATCH = lazy(
-    r"\bhow\s+many\s+(?:\S+\s+){0,3}?(?:users?|requests?|sessions?|conversations?|streams?"
-    r"|concurrent|people|sequences?|chats?|clients?)"
-    r"|\bmax(?:imum)?\s+(?:batch|users?|concurrency|concurrent|sessions?|requests?)"
-    r"|\bilu\s+(?:\S+\s+){0,2}?(?:u[żz]ytkownik|user)\w*|\bile\s+(?:\S+\s+){0,2}?(?:sesji"
-    r"|rozm[oó]w|zapyta[ńn]|u[żz]ytkownik\w*|user\w*)|\bmaks\w*\s+(?:partia|partii|u[żz]ytkownik\w*)"
-    r"|กี่คน|ผู้ใช้กี่|ได้กี่"
+    r"h(?<!\wh)ow\s+many\s+(?:\S+\s+){0,3}?(?:users?|requests?|sessions?|conversations?"
+    r"|streams?|concurrent|people|sequences?|chats?|clients?)"
+    r"|m(?<!\wm)ax(?:imum)?\s+(?:batch|users?|concurrency|concurrent|sessions?|requests?)"
+    r"|i(?<!\wi)lu\s+(?:\S+\s+){0,2}?(?:u[żz]ytkownik|user)\w*|i(?<!\wi)le\s+(?:\S+\s+){0,2}?"
+    r"(?:sesji|rozm[oó]w|zapyta[ńn]|u[żz]ytkownik\w*|user\w*)"
+    r"|m(?<!\wm)aks\w*\s+(?:partia|partii|u[żz]ytkownik\w*)|กี่คน|ผู้ใช้กี่|ได้กี่"
 )
 CARDS_LIST = lazy(
     r"^\s*/?(?:gpus?|cards?|fleet|prices?|pricing|price\s+list|catalog(?:ue)?|karty|cennik|flota"
