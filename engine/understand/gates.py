@@ -14,10 +14,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from engine.lazyre import lazy
 from engine.understand.config_paste import CONFIG_HINTS
 from engine.understand.patterns import (
     BATCH_HINTS,
     BUDGET_HINTS,
+    CARD_INFO_HINTS,
     CARDS_HINTS,
     CONTEXT_NOUN_HINTS,
     CONTEXT_WORD_HINTS,
@@ -27,6 +29,7 @@ from engine.understand.patterns import (
     HOURLY_HINTS,
     LIMIT_BATCH_HINTS,
     LIMIT_CONTEXT_HINTS,
+    MONTH_SHORT_HINTS,
     OTHER_MONEY_HINTS,
     SHAPE_HINTS,
     TASK_HINTS,
@@ -49,15 +52,20 @@ _HINTS: tuple[re.Pattern[str], ...] = (
     CONTEXT_NOUN_HINTS,
     OTHER_MONEY_HINTS,
     *(h for h, _, _, _ in TASKS),
+    MONTH_SHORT_HINTS,
+    CARD_INFO_HINTS,
 )
 HAS_CARDS, HAS_LIMIT_CONTEXT, HAS_LIMIT_BATCH, HAS_COUNT = (1 << i for i in range(4))
 HAS_BUDGET, HAS_TASK, HAS_SHAPE, HAS_CONTEXT_WORD = (1 << i for i in range(4, 8))
 HAS_BATCH, HAS_HOURLY, HAS_CONFIG, HAS_CONTEXT_NOUN = (1 << i for i in range(8, 12))
 HAS_OTHER_MONEY = 1 << 12  # a currency the prices are not in ("zł", "บาท", "€")
 HAS_TASKS = tuple(1 << i for i in range(13, 13 + len(TASKS)))  # each TASKS rule's own hint
+HAS_MONTH_SHORT = 1 << (13 + len(TASKS))  # "mo" (a BUDGET form when it ends a word: "$50/mo")
+HAS_CARD_INFO = HAS_MONTH_SHORT << 1  # a CARD_INFO word ("specs", "price") may be there
 HAS_DIGIT = 1 << len(_HINTS)  # the text holds a digit (``DIGIT.search``)
 HAS_PRECISION_LIKE = HAS_DIGIT << 1  # a word passes ``may_name_precision`` ("4bit", "q9")
 HAS_PRECISION_WORD = HAS_DIGIT << 2  # (a catalog's table) a word holds a precision's piece
+HAS_FOUR_DIGITS = HAS_DIGIT << 3  # four digits in a row: what every BIG_NUMBER match holds
 # The hints that have a literal with a space: read before any slot is cut from the text.
 SPACED_BEFORE_CUTS = (LIMIT_CONTEXT_HINTS, LIMIT_BATCH_HINTS)
 
@@ -68,6 +76,7 @@ _SPACED: tuple[tuple[str, int], ...] = tuple(
     (w, 1 << i) for i, h in enumerate(_HINTS) for w in HINT_WORDS[id(h)] if " " in w
 )
 assert {b for _, b in _SPACED} <= {1 << _HINTS.index(h) for h in SPACED_BEFORE_CUTS}
+_FOUR_DIGITS = lazy(r"\d{4}")
 _WORDS_KEPT = 8192  # distinct words remembered; then it starts over
 _WORD_GATES: dict[str, int] = {}
 
@@ -93,6 +102,8 @@ assert not any(c.isdigit() for w, _ in _PLAIN for c in w)
 
 def _word_gates(word: str) -> int:
     flags = HAS_DIGIT if DIGIT.search(word) else 0
+    if flags and _FOUR_DIGITS.search(word):
+        flags |= HAS_FOUR_DIGITS
     if may_name_precision(word):  # each of its forms is inside one word
         flags |= HAS_PRECISION_LIKE
     if not word.isdigit():

@@ -53,7 +53,6 @@ SIZE_PENALTY = 40.0  # "qwen 70b" is not a Qwen of another size
 CANDIDATE_BUDGET = 64  # names scored, shared among the query's words (shortest names first)
 ALL_WORDS_CANDIDATES = 128  # names holding every query word, scored when this few
 SIZE_CLOSENESS = 100.0  # points off per 100% size difference within the 5% tolerance
-_EDGE_CHAR = lazy(r"[-:/_.]")
 RELEASE_TAG = lazy(r"\d{4}")
 
 
@@ -251,7 +250,8 @@ def read_model(q: Query, s: str, catalog: Catalog, size_neighbor: str = "") -> N
             q.size_b = num(g.group(2))
             words = [g.group(1)]
     joined = q.model_words + " " + " ".join(words)
-    if _EDGE_CHAR.search(joined):  # where an EDGE_SEPARATORS match opens
+    if "-" in joined or ":" in joined or "/" in joined or "_" in joined or "." in joined:
+        # each character an EDGE_SEPARATORS match opens with, tested in turn
         joined = EDGE_SEPARATORS.sub(" ", joined)
     q.model_words = " ".join(joined.split())  # "qwen/qwen2.5 instruct", for messages
     key = name_key(q.model_words)

@@ -17,7 +17,6 @@ _INVISIBLE = lazy(
     r"\u2060-\u206f\ufe00-\ufe0f\ufeff\ufff9-\ufffb]"
 )
 _MARKUP = lazy(r"</?[a-z][a-z0-9]{0,10}(?:\s[^<>]{0,80})?/?>|\*\*|__|`+|~~|\|\|", re.I)
-_MARKUP_START = lazy(r"[<*_`~|]")  # what every _MARKUP form begins with
 _THAI = lazy(r"[\u0e00-\u0e7f]")
 
 
@@ -34,7 +33,8 @@ def clean(text: str) -> tuple[str, bool]:
     text = text[:MAX_QUERY_CHARS]
     if not (text.isascii() and text.isprintable()):  # printable ASCII has none of them
         text = _INVISIBLE.sub(" ", text)
-    if _MARKUP_START.search(text):
+    if "<" in text or "*" in text or "_" in text or "`" in text or "~" in text or "|" in text:
+        # each character a _MARKUP form opens with, tested in turn (cheaper than a class)
         text = _MARKUP.sub(" ", text)
     if not text.isascii():
         text = text.replace("×", "x").replace("–", "-").replace("—", "-").replace("’", "'")

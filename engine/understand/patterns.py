@@ -272,6 +272,9 @@ CARD_INFO = lazy(  # only ever asked whether it matches
     whole_words("card", "gpu", "karta", "specs?", "info", "about", "specyfikacja", "kosztuje",
                 "price", "cost") + "|การ์ด|ราคา"
 )  # fmt: skip
+CARD_INFO_HINTS = hint(  # a piece of every CARD_INFO word
+    "card", "gpu", "karta", "spec", "info", "about", "kosztuje", "price", "cost", "การ์ด", "ราคา"
+)  # fmt: skip
 HELP = lazy(
     r"^\s*/?(?:help|start|pomoc|\?+|ช่วย(?:เหลือ)?|hi|hello|hey|cze[sś][cć]|siema|dzie[nń]\s+dobry"
     r"|สวัสดี(?:ครับ|ค่ะ)?)\s*[!?.]*\s*$"
@@ -314,10 +317,14 @@ LIMIT_BATCH_ASKS = hint(
 COUNT_HINTS = hint("card", "gpu", "kart", "การ์ด", "ใบ")
 OTHER_MONEY_HINTS = hint("zł", "zl", "pln", "baht", "thb", "บาท", "€", "eur", "£", "gbp")
 SHAPE_HINTS = hint("layer", "head", "warstw", "głowic", "glowic", "ชั้น", "เลเยอร์", "hidden")
+# Every BUDGET form holds one of these, or "mo" as a word's end ("$50/mo"): that one is kept
+# apart (MONTH_SHORT_HINTS), as "mo" is in most questions ("model", "more").
 BUDGET_HINTS = hint(
-    "$", "usd", "dol", "buck", "budget", "budż", "budz", "งบ", "ดอลลาร์", "month", "mo", "mies",
+    "$", "usd", "dol", "buck", "budget", "budż", "budz", "งบ", "ดอลลาร์", "month", "mies",
     "เดือน",
 )  # fmt: skip
+MONTH_SHORT_HINTS = hint("mo")
+MONTH_SHORT = lazy(r"mo\b")
 CONTEXT_WORD_HINTS = hint("ctx", "context", "kontekst", "seq", "max", "บริบท", "ความยาว")
 CONTEXT_NOUN_HINTS = hint("ctx", "context", "kontekst", "บริบท")  # every CONTEXT_BEFORE ends so
 BATCH_HINTS = hint(

@@ -30,6 +30,7 @@ from engine.understand.counts import (
 from engine.understand.faq_match import faq_index, match_faq
 from engine.understand.gates import (
     HAS_BUDGET,
+    HAS_CARD_INFO,
     HAS_CARDS,
     HAS_CONFIG,
     HAS_COUNT,
@@ -37,6 +38,7 @@ from engine.understand.gates import (
     HAS_HOURLY,
     HAS_LIMIT_BATCH,
     HAS_LIMIT_CONTEXT,
+    HAS_MONTH_SHORT,
     HAS_OTHER_MONEY,
     HAS_PRECISION_LIKE,
     HAS_PRECISION_WORD,
@@ -70,6 +72,7 @@ from engine.understand.patterns import (
     LIMIT_CONTEXT_ASKS,
     MAX_MENTIONS,
     MOE_SIZE,
+    MONTH_SHORT,
     OTHER_MONEY,
     SIZE,
     TASKS,
@@ -265,7 +268,9 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     if flags & HAS_OTHER_MONEY and (m := OTHER_MONEY.search(s)):
         q.other_money = m.group(0).strip()
         s = cut(s, m)
-    elif flags & HAS_BUDGET and (m := BUDGET.search(s)):
+    elif (
+        flags & HAS_BUDGET or (flags & HAS_MONTH_SHORT and MONTH_SHORT.search(s) is not None)
+    ) and (m := BUDGET.search(s)):
         g = m.groups()
         at = next(i for i in range(0, len(g), 2) if g[i])  # each form: (amount, thousands)
         q.budget_usd = money(g[at], g[at + 1])
@@ -317,7 +322,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
 
     # A VRAM amount always asks "does it fit"; a card may also just be the subject.
     q.wants_fit = q.vram_gb is not None or (bool(q.cards or q.owned) and FIT.search(s) is not None)
-    q.wants_card_info = bool(q.cards) and bool(CARD_INFO.search(s))
+    q.wants_card_info = bool(q.cards and flags & HAS_CARD_INFO) and bool(CARD_INFO.search(s))
     q.wants_what_fits = (
         bool(q.cards or q.owned or q.vram_gb)
         and WHAT_FITS_HINTS.search(low) is not None

@@ -15,7 +15,13 @@ from engine.limits import (
     tokens,
 )
 from engine.understand.catalog_words import CatalogWords, names_number
-from engine.understand.gates import HAS_BATCH, HAS_CONTEXT_NOUN, HAS_CONTEXT_WORD, HAS_SHAPE
+from engine.understand.gates import (
+    HAS_BATCH,
+    HAS_CONTEXT_NOUN,
+    HAS_CONTEXT_WORD,
+    HAS_FOUR_DIGITS,
+    HAS_SHAPE,
+)
 from engine.understand.patterns import (
     BATCH,
     BATCH_IN_WORDS,
@@ -92,7 +98,8 @@ def read_numbers(q: Query, s: str, words: CatalogWords, flags: int) -> tuple[str
         size_neighbor = before[before.rfind(" ") + 1 :]
         s = cut(s, m)
 
-    if q.context_tokens is None and (m := _free(BIG_NUMBER, s, words)):
+    big = flags & HAS_FOUR_DIGITS  # cuts only put spaces in: no new run of digits
+    if q.context_tokens is None and big and (m := _free(BIG_NUMBER, s, words)):
         q.context_tokens = int(m.group(1))
         s = cut(s, m)
     return s, size_neighbor
