@@ -134,6 +134,9 @@ COUNT_BEFORE = lazy(r"(?<![\w.])" + COUNT + r"\s*(?:x|\*|of)?\s*(?:" + CARD_NOUN
 # How the last word before a card ends when COUNT_BEFORE matches: a count, "x", "*", "of"
 # ("2x", "a pair of"), or it holds the card noun after the count ("2 gpus", "dwie karty").
 _COUNT_ENDS = (*COUNT_WORDS, *"0123456789", "x", "*", "of")
+_COUNT_ENDS_BY_LAST: dict[str, tuple[str, ...]] = {}  # the same, by their last character
+for _end in _COUNT_ENDS:
+    _COUNT_ENDS_BY_LAST[_end[-1]] = (*_COUNT_ENDS_BY_LAST.get(_end[-1], ()), _end)
 
 
 def _may_count(tail: str) -> bool:
@@ -142,7 +145,10 @@ def _may_count(tail: str) -> bool:
     if not words:
         return False
     last = words[-1]
-    return last.endswith(_COUNT_ENDS) or (  # the card nouns ("card", "gpu", "kart", ...)
+    ends = _COUNT_ENDS_BY_LAST.get(last[-1])  # a word of split() is never empty
+    return (
+        ends is not None and last.endswith(ends)
+    ) or (  # the card nouns ("card", "gpu", "kart", ...)
         "card" in last or "gpu" in last or "kart" in last or "การ์ด" in last or "ใบ" in last
     )
 

@@ -93,6 +93,11 @@ _FILE_EXTENSION = lazy(r"\.(?:gguf|ggml|safetensors|bin|pt|pth|onnx)\b")
 _HELP_HEADS = "/?hspcdชส"
 
 
+# Each TASKS rule with its own gate bit, in TASKS order.
+_TASK_RULES = tuple(
+    (bit, rx, task, generic) for (_, rx, task, generic), bit in zip(TASKS, HAS_TASKS, strict=True)
+)
+
 # FOLLOWUP's forms that are one word, and the first words of its two-word ones.
 _FOLLOW_WORDS = frozenset(
     ("and", "also", "same", "now", "then", "instead", "ok", "okay", "a", "i", "oraz", "teraz",
@@ -235,8 +240,9 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             s, pos = s[:start] + " " + s[end:], start
             continue
         if not q.cards or all(c.name != card.name for c in q.cards):
-            window, before = s[max(0, start - 12) : end], s[max(0, start - 12) : start]
-            several = count is None and says_several(window, before, s[end : end + 8])
+            several = count is None and says_several(
+                s[max(0, start - 12) : end], s[max(0, start - 12) : start], s[end : end + 8]
+            )
             q.cards.append(CardAsk(card.name, count, several))
         s = s[:start] + " " + s[end:]
         pos = start
@@ -312,9 +318,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     if digits:
         s, size_neighbor = read_numbers(q, s, pats, flags)
 
-    for (_, rx, task, generic), bit in (
-        zip(TASKS, HAS_TASKS, strict=True) if flags & HAS_TASK else ()
-    ):
+    for bit, rx, task, generic in _TASK_RULES if flags & HAS_TASK else ():
         if flags & bit and rx.search(s):
             if q.task is None:
                 q.task, q.task_generic = task, generic
