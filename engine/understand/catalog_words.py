@@ -96,7 +96,7 @@ def catalog_words(catalog: Catalog) -> CatalogWords:
         card_vram={c.name: c.vram_gb for c in catalog.cards}
         | {c.name: c.vram_gb for c in catalog.owned_by_name.values()},
         name_numbers=_name_numbers(catalog),
-        words=WordTable(catalog.precision_alias),
+        words=WordTable(catalog.precision_alias, names | owned),
     )
 
 

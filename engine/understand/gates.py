@@ -66,6 +66,7 @@ HAS_DIGIT = 1 << len(_HINTS)  # the text holds a digit (``DIGIT.search``)
 HAS_PRECISION_LIKE = HAS_DIGIT << 1  # a word passes ``may_name_precision`` ("4bit", "q9")
 HAS_PRECISION_WORD = HAS_DIGIT << 2  # (a catalog's table) a word holds a precision's piece
 HAS_FOUR_DIGITS = HAS_DIGIT << 3  # four digits in a row: what every BIG_NUMBER match holds
+HAS_CARD_WORD = HAS_DIGIT << 4  # (a catalog's table) a word holds a piece of a card's name
 # The hints that have a literal with a space: read before any slot is cut from the text.
 SPACED_BEFORE_CUTS = (LIMIT_CONTEXT_HINTS, LIMIT_BATCH_HINTS)
 
@@ -122,16 +123,24 @@ def _word_gates(word: str) -> int:
     return flags
 
 
+def _pieces(spellings: Iterable[str]) -> tuple[str, ...]:
+    """Each spelling's longest space-free piece, leaving out those that hold another."""
+    longest = {max(w.split(" "), key=len) for w in spellings}
+    assert all(longest), "a spelling is more than spaces"
+    return tuple(sorted(p for p in longest if not any(q != p and q in p for q in longest)))
+
+
 class WordTable:
     """One catalog's word bits on top of the fixed ones: :data:`HAS_PRECISION_WORD` when a
-    word holds the longest space-free piece of one of its precision spellings. A spelling's
-    pieces are literal, so the catalog's precision scan can only match a text that has it."""
+    word holds the longest space-free piece of one of its precision spellings, and
+    :data:`HAS_CARD_WORD` of one of its card names. A spelling's pieces are literal (its
+    spaces are what its scan lets vary), so that scan can only match a text that has one."""
 
-    __slots__ = ("known", "pieces")
+    __slots__ = ("cards", "known", "pieces")
 
-    def __init__(self, spellings: Iterable[str]) -> None:
-        self.pieces = tuple(sorted({max(w.split(" "), key=len) for w in spellings}))
-        assert all(self.pieces), "a spelling is more than spaces"
+    def __init__(self, spellings: Iterable[str], cards: Iterable[str] = ()) -> None:
+        self.pieces = _pieces(spellings)
+        self.cards = _pieces(cards)
         self.known: dict[str, int] = {}
 
     def fill(self, word: str) -> int:
@@ -140,6 +149,8 @@ class WordTable:
             flags = _word_gates(word)
         if any(p in word for p in self.pieces):
             flags |= HAS_PRECISION_WORD
+        if any(p in word for p in self.cards):
+            flags |= HAS_CARD_WORD
         if len(self.known) >= _WORDS_KEPT:
             self.known.clear()
         self.known[word] = flags

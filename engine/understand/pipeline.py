@@ -31,6 +31,7 @@ from engine.understand.faq_match import faq_index, match_faq
 from engine.understand.gates import (
     HAS_BUDGET,
     HAS_CARD_INFO,
+    HAS_CARD_WORD,
     HAS_CARDS,
     HAS_CONFIG,
     HAS_COUNT,
@@ -147,8 +148,8 @@ def _bare_card(part: str, catalog: Catalog) -> bool:
     s = " " + raw.lower() + " "
     if "'" in s or "." in s:
         return False
-    flags = gates(s)
-    if not flags & HAS_DIGIT or flags & HAS_CONFIG:
+    flags = gates(s, catalog_words(catalog).words)
+    if not flags & HAS_DIGIT or not flags & HAS_CARD_WORD or flags & HAS_CONFIG:
         return False
     head = s.lstrip()[:1]
     if (head in _HELP_HEADS and HELP.match(s)) or (head in "/f" and FAQ_COMMAND.match(s)):
@@ -226,7 +227,8 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
 
     # Cards first: "a40" or "4090" must not be read as sizes or context.
     pos, seen = 0, 0
-    while digits and seen < MAX_MENTIONS and (found := find_card(s, pats, pos)):
+    may_card = digits and bool(flags & HAS_CARD_WORD)  # each card name holds a digit
+    while may_card and seen < MAX_MENTIONS and (found := find_card(s, pats, pos)):
         seen += 1
         start, end, alias, n = found
         card, mine = card_named(catalog, pats, alias)
