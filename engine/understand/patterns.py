@@ -82,12 +82,15 @@ _BATCH_WORDS = (
     r"|users?|requests?|sessions?|conversations?|streams?|chats?|parallel(?:\s+\w+)?|people"
     r"|clients?|sequences?|u[żz]ytkownik\w*|os[oó]b|sesj\w*|r[oó]wnoleg\w*|rozm[oó]w|zapyta[ńn]"
 )
+# Each kind of opening character is tested once ("(?<=[bprแ])(?<!\w[bprแ])" for the words'
+# "\b"), so a place inside a word or a number is dropped after a check or two; after a number,
+# the first letters of the words that may follow it are one class.
 BATCH = lazy(
-    r"[\dbprแผค](?:(?:(?<=b)(?<!\wb)(?:atch(?:[\s_-]*size)?|s)|(?<=p)(?<!\wp)arti(?:a|i|ą)"
-    r"|(?<=r)(?<!\wr)ozmiar\s+partii|(?<=แ)(?<!\wแ)บตช์)\s*(?:of|=|:|x)?\s*(\d+)\b"
-    r"|(?<=\d)(?<![\w.$]\d)(\d*)\s*(?:" + _BATCH_WORDS + r")(?!\w)"
-    r"|(?<=\d)(?<![\w.$]\d)(\d*)\s*(?:คน|ผู้ใช้|บทสนทนา|เซสชัน)"  # Thai runs words together
-    r"|(?:(?<=ผ)ู้ใช้|(?<=ค)น)(?:พร้อมกัน)?\s*(\d+))"
+    r"[\dbprแผค](?:(?<=[bprแ])(?<!\w[bprแ])(?:(?<=b)(?:atch(?:[\s_-]*size)?|s)|(?<=p)arti(?:a|i|ą)"
+    r"|(?<=r)ozmiar\s+partii|(?<=แ)บตช์)\s*(?:of|=|:|x)?\s*(\d+)\b"
+    r"|(?<=\d)(?<![\w.$]\d)(?:(\d*)\s*(?=[acjoprsuz])(?:" + _BATCH_WORDS + r")(?!\w)"
+    r"|(\d*)\s*(?=[คผบเ])(?:คน|ผู้ใช้|บทสนทนา|เซสชัน))"  # Thai runs words together
+    r"|(?<=[ผค])(?:(?<=ผ)ู้ใช้|(?<=ค)น)(?:พร้อมกัน)?\s*(\d+))"
 )
 # A number of users in words: "two users", "dla dwóch użytkowników", "สองคน" (BATCH reads
 # digits). The card-count words, and the larger numbers people give users in.
