@@ -77,6 +77,7 @@ _SPACED: tuple[tuple[str, int], ...] = tuple(
     (w, 1 << i) for i, h in enumerate(_HINTS) for w in HINT_WORDS[id(h)] if " " in w
 )
 assert {b for _, b in _SPACED} <= {1 << _HINTS.index(h) for h in SPACED_BEFORE_CUTS}
+_SPACED_HEADS = tuple(sorted({w[: w.index(" ") + 1] for w, _ in _SPACED}))  # "how ", "jak "
 _FOUR_DIGITS = lazy(r"\d{4}")
 _WORDS_KEPT = 8192  # distinct words remembered; then it starts over
 _WORD_GATES: dict[str, int] = {}
@@ -165,7 +166,10 @@ def gates(s: str, table: WordTable | None = None) -> int:
     for word in s.split(" "):
         got = known.get(word)
         flags |= fill(word) if got is None else got
-    for w, bit in _SPACED:
-        if not flags & bit and w in s:
-            flags |= bit
+    for head in _SPACED_HEADS:  # each spaced hint opens with one: most texts have none
+        if head in s:
+            for w, bit in _SPACED:
+                if not flags & bit and w in s:
+                    flags |= bit
+            break
     return flags

@@ -131,11 +131,11 @@ def bound(q: Query) -> None:
     """Numbers nobody means ("0b", a 300-digit VRAM) must not reach the arithmetic. A context,
     batch or card count that was said but cannot be used (0) is kept as ``invalid``: it is
     answered as such, never as "you did not say"."""
-    if q.invalid is None:
-        for slot, value in (("context_tokens", q.context_tokens), ("batch", q.batch)):
-            if value is not None and value < 1:
-                q.invalid = (slot, str(value))
-                break
+    if q.invalid is None:  # the context first, then the batch
+        if q.context_tokens is not None and q.context_tokens < 1:
+            q.invalid = ("context_tokens", str(q.context_tokens))
+        elif q.batch is not None and q.batch < 1:
+            q.invalid = ("batch", str(q.batch))
     if q.size_b is not None and not MIN_SIZE_B <= q.size_b <= MAX_SIZE_B:
         q.bad_size_b = 0.0 if math.isnan(q.size_b) else q.size_b
         q.size_b = None
