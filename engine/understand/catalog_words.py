@@ -18,6 +18,7 @@ from engine.understand.counts import (
     COUNT,
     COUNT_WORDS,
 )
+from engine.understand.faq_match import faq_words
 from engine.understand.gates import WordTable
 from engine.understand.inflect import base_form
 from engine.understand.model_index import model_index, model_key
@@ -96,7 +97,7 @@ def catalog_words(catalog: Catalog) -> CatalogWords:
         card_vram={c.name: c.vram_gb for c in catalog.cards}
         | {c.name: c.vram_gb for c in catalog.owned_by_name.values()},
         name_numbers=_name_numbers(catalog),
-        words=WordTable(catalog.precision_alias, names | owned),
+        words=WordTable(catalog.precision_alias, names | owned, faq_words(catalog)),
     )
 
 

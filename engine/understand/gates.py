@@ -12,7 +12,7 @@ hints with a space are only read before any cut (see :data:`SPACED_BEFORE_CUTS`)
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from engine.lazyre import lazy
 from engine.understand.config_paste import CONFIG_HINTS
@@ -131,20 +131,32 @@ def _pieces(spellings: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(p for p in longest if not any(q != p and q in p for q in longest)))
 
 
+def _no_entries(word: str) -> tuple[int, ...]:
+    return ()
+
+
 class WordTable:
     """One catalog's word bits on top of the fixed ones: :data:`HAS_PRECISION_WORD` when a
     word holds the longest space-free piece of one of its precision spellings, and
     :data:`HAS_CARD_WORD` of one of its card names. A spelling's pieces are literal (its
-    spaces are what its scan lets vary), so that scan can only match a text that has one."""
+    spaces are what its scan lets vary), so that scan can only match a text that has one.
+    Each word also keeps what ``entries`` gives for it (the FAQ keywords it may be part of),
+    so one pass over the words reads both."""
 
-    __slots__ = ("cards", "known", "pieces")
+    __slots__ = ("cards", "entries", "known", "pieces")
 
-    def __init__(self, spellings: Iterable[str], cards: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        spellings: Iterable[str],
+        cards: Iterable[str] = (),
+        entries: Callable[[str], tuple[int, ...]] = _no_entries,
+    ) -> None:
         self.pieces = _pieces(spellings)
         self.cards = _pieces(cards)
-        self.known: dict[str, int] = {}
+        self.entries = entries
+        self.known: dict[str, tuple[int, tuple[int, ...]]] = {}
 
-    def fill(self, word: str) -> int:
+    def fill(self, word: str) -> tuple[int, tuple[int, ...]]:
         flags = _WORD_GATES.get(word)
         if flags is None:
             flags = _word_gates(word)
@@ -154,18 +166,27 @@ class WordTable:
             flags |= HAS_CARD_WORD
         if len(self.known) >= _WORDS_KEPT:
             self.known.clear()
-        self.known[word] = flags
-        return flags
+        got = self.known[word] = flags, self.entries(word)
+        return got
 
 
-def gates(s: str, table: WordTable | None = None) -> int:
+def gates(s: str, table: WordTable | None = None, entries: set[int] | None = None) -> int:
     """The bits of every hint (and :data:`HAS_DIGIT`, :data:`HAS_PRECISION_LIKE`) that ``s``
-    holds; with a catalog's ``table``, its bits too."""
+    holds; with a catalog's ``table``, its bits too, and its words' entries added to
+    ``entries`` when given."""
     flags = 0
-    known, fill = (_WORD_GATES, _word_gates) if table is None else (table.known, table.fill)
-    for word in s.split(" "):
-        got = known.get(word)
-        flags |= fill(word) if got is None else got
+    if table is None:
+        known = _WORD_GATES
+        for word in s.split(" "):
+            got = known.get(word)
+            flags |= _word_gates(word) if got is None else got
+    else:
+        mine, fill = table.known, table.fill
+        for word in s.split(" "):
+            bits, found = mine.get(word) or fill(word)
+            flags |= bits
+            if found and entries is not None:
+                entries.update(found)
     for head in _SPACED_HEADS:  # each spaced hint opens with one: most texts have none
         if head in s:
             for w, bit in _SPACED:

@@ -192,13 +192,15 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     raw, truncated = clean(text)
     q = Query(text=raw, truncated=truncated, lang=detect_lang(raw))
     low = raw.lower()
-    s = " " + low + " "
+    s = plain = " " + low + " "
     pats = catalog_words(catalog)
     if "'" in s:
         s = _CONTRACTION.sub(lambda m: " not" if m.group(0) == "n't" else "", s)
     if "." in s:
         s = _FILE_EXTENSION.sub(" ", s)
-    flags = gates(s, pats.words)  # each hint gate below is a bit of this
+    faq_found: set[int] = set()  # FAQ keywords some word of ``s`` may be part of
+    flags = gates(s, pats.words, faq_found)  # each hint gate below is a bit of this
+    faq_words_read = s == plain  # the words of ``low`` (match_faq's text) are s's
     if flags & HAS_CONFIG:
         s = _read_paste(q, s)
         config_precision, q.precision = q.precision, None
@@ -334,7 +336,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         and WHAT_FITS_HINTS.search(low) is not None
         and WHAT_FITS.search(low) is not None
     )
-    q.faq_topic = match_faq(catalog, low)
+    q.faq_topic = match_faq(catalog, low, faq_found if faq_words_read else None)
     if flags & HAS_HOURLY and HOURLY.search(s):
         q.wants_hourly = True
         if q.faq_topic is None and HOURLY_TOPIC in faq_index(catalog).ids:
