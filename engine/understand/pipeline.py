@@ -233,7 +233,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     while may_card and seen < MAX_MENTIONS and (found := find_card(s, pats, pos)):
         seen += 1
         start, end, alias, n = found
-        card, mine = card_named(catalog, pats, alias)
+        card, mine = pats.card_of.get(alias) or card_named(catalog, pats, alias)
         count = (COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)) if n else None
         if card is None:
             if mine is None:
@@ -253,11 +253,11 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     # a Mac ("mac studio", "m2 ultra"): plain capacity, not a model word
     chip = digits and ("ultra" in s or "max" in s or "pro" in s)  # "m2 ultra", "m3 max"
     if ("mac" in s or chip) and (m := MAC.search(s)):
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
     if flags & HAS_COUNT and (m := GPU_COUNT.search(s)):
         n = next(g for g in m.groups() if g)
         q.count = COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
     elif (
         not q.cards
         and not q.owned
@@ -266,10 +266,10 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     ):
         n = next(g for g in m.groups() if g)  # "on two of them?": the count alone
         q.count = COUNT_WORDS.get(n) or int(n)
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
     if ("tp" in s or "tensor" in s) and (m := TENSOR_PARALLEL.search(s)):
         q.count = q.count or int(m.group(1))  # "tp=4": tensor parallel over four cards
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
     if q.count is not None and q.cards and q.cards[0].count is None:
         q.cards[0].count = q.count
     if digits:
@@ -277,14 +277,14 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
 
     if flags & HAS_OTHER_MONEY and (m := OTHER_MONEY.search(s)):
         q.other_money = m.group(0).strip()
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
     elif (
         flags & HAS_BUDGET or (flags & HAS_MONTH_SHORT and MONTH_SHORT.search(s) is not None)
     ) and (m := BUDGET.search(s)):
         g = m.groups()
         at = next(i for i in range(0, len(g), 2) if g[i])  # each form: (amount, thousands)
         q.budget_usd = money(g[at], g[at + 1])
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
 
     # Names with their own numbers ("Qwen/Qwen2.5-32B-Instruct", "llama3.1:70b-q4_K_M").
     idents: list[str] = []
@@ -294,26 +294,32 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         and (m := IDENT.search(s))
     ):
         idents.append(m.group(0))
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
 
     if digits and "x" in s and (m := MOE_SIZE.search(s)):
         q.model_words += f" {m.group(1)}x{m.group(2)}b"
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
 
     if ("kv" in s or "cache" in s) and (m := KV_FIRST.search(s) or KV_AFTER.search(s)):
         token = next(g for g in m.groups() if g)
         token = {"8": "fp8", "16": "fp16"}.get(token, token)
         q.kv_dtype = catalog.kv_alias.get(norm(token.replace(" ", "").replace("-", ""))) or "fp8"
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
 
     may_precision = bool(flags & HAS_PRECISION_WORD)  # cuts leave every piece in one word
-    while may_precision and (m := scan(pats.precision, pats.precision_scan, s, 0)):
-        name = precision_of(catalog, pats, m.group(1))
+    named = pats.precision_named  # precision_of's memo, read first
+    while (
+        may_precision  # scan(pats.precision, pats.precision_scan, s, 0), inline
+        and (opens := pats.precision_scan.search(s))
+        and (m := pats.precision.search(s, opens.start()))
+    ):
+        spelled = m.group(1)
+        name = named[spelled] if spelled in named else precision_of(catalog, pats, spelled)
         if name is not None and q.precision is None:
             q.precision = name
         elif name is not None and len(q.extra_precisions) < MAX_MENTIONS:
             q.extra_precisions.append(name)
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
     precision_like = bool(flags & HAS_PRECISION_LIKE)  # of ``s`` before the cuts, and after
     if digits and precision_like:
         s = unknown_precisions(q, s, pats)
