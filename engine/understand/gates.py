@@ -143,7 +143,7 @@ class WordTable:
     Each word also keeps what ``entries`` gives for it (the FAQ keywords it may be part of),
     so one pass over the words reads both."""
 
-    __slots__ = ("cards", "entries", "known", "pieces")
+    __slots__ = ("card_rx", "cards", "entries", "known", "piece_rx", "pieces")
 
     def __init__(
         self,
@@ -153,6 +153,9 @@ class WordTable:
     ) -> None:
         self.pieces = _pieces(spellings)
         self.cards = _pieces(cards)
+        # each as one alternation: a new word is one search, not a test per piece
+        self.piece_rx = lazy("|".join(re.escape(p) for p in self.pieces) or "(?!)")
+        self.card_rx = lazy("|".join(re.escape(p) for p in self.cards) or "(?!)")
         self.entries = entries
         self.known: dict[str, tuple[int, tuple[int, ...]]] = {}
 
@@ -160,9 +163,9 @@ class WordTable:
         flags = _WORD_GATES.get(word)
         if flags is None:
             flags = _word_gates(word)
-        if any(p in word for p in self.pieces):
+        if self.piece_rx.search(word):
             flags |= HAS_PRECISION_WORD
-        if any(p in word for p in self.cards):
+        if self.card_rx.search(word):
             flags |= HAS_CARD_WORD
         if len(self.known) >= _WORDS_KEPT:
             self.known.clear()
