@@ -294,6 +294,29 @@ FOLLOWUP = lazy(  # .match: how a follow-up starts
     r"\s*(?:(?:and|also|what\s+about|how\s+about|same|now|then|instead|ok|okay|a|i|oraz|a\s+co"
     r"|to\s+samo|teraz|zamiast|with|at|on|for|w|na|z|przy|dla)\b|แล้ว|และ|ถ้า)"
 )
+# FOLLOWUP's forms that are one word, and the first words of its two-word ones.
+_FOLLOW_WORDS = frozenset(
+    ("and", "also", "same", "now", "then", "instead", "ok", "okay", "a", "i", "oraz", "teraz",
+     "zamiast", "with", "at", "on", "for", "w", "na", "z", "przy", "dla")
+)  # fmt: skip
+_FOLLOW_PAIRS = {"what": "about", "how": "about", "to": "samo"}
+
+
+def opens_followup(s: str) -> bool:
+    """``FOLLOWUP.match(s)``, read off the first word when it is ASCII letters and digits
+    (each one-word form then is that word, as the ``\\b`` after it ends it): most questions."""
+    words = s.split(None, 1)  # str.split's whitespace is regex \s
+    if not words:
+        return False
+    first = words[0]
+    if not (first.isascii() and first.isalnum()):
+        return FOLLOWUP.match(s) is not None
+    if first in _FOLLOW_WORDS:
+        return True
+    pair = _FOLLOW_PAIRS.get(first)
+    return pair is not None and pair in s and FOLLOWUP.match(s) is not None
+
+
 FOLLOWUP_ANYWHERE = lazy(r"\b(?:instead|zamiast|same\s+for|the\s+same)\b")
 CARDS_HINTS = hint(
     "gpu", "card", "fleet", "price", "pricing", "catalog", "kart", "cennik", "flota", "การ์ด",

@@ -58,7 +58,6 @@ from engine.understand.patterns import (
     EDGE_SEPARATORS,
     FAQ_COMMAND,
     FIT,
-    FOLLOWUP,
     FOLLOWUP_ANYWHERE,
     HELP,
     HOURLY,
@@ -79,6 +78,7 @@ from engine.understand.patterns import (
     TASKS,
     WHAT_FITS,
     WHAT_FITS_HINTS,
+    opens_followup,
     scan,
 )
 from engine.understand.query import CardAsk, Query
@@ -98,28 +98,6 @@ _HELP_HEADS = "/?hspcdชส"
 _TASK_RULES = tuple(
     (bit, rx, task, generic) for (_, rx, task, generic), bit in zip(TASKS, HAS_TASKS, strict=True)
 )
-
-# FOLLOWUP's forms that are one word, and the first words of its two-word ones.
-_FOLLOW_WORDS = frozenset(
-    ("and", "also", "same", "now", "then", "instead", "ok", "okay", "a", "i", "oraz", "teraz",
-     "zamiast", "with", "at", "on", "for", "w", "na", "z", "przy", "dla")
-)  # fmt: skip
-_FOLLOW_PAIRS = {"what": "about", "how": "about", "to": "samo"}
-
-
-def _opens_followup(s: str) -> bool:
-    """``FOLLOWUP.match(s)``, read off the first word when it is ASCII letters and digits
-    (each one-word form then is that word, as the ``\\b`` after it ends it): most questions."""
-    words = s.split(None, 1)  # str.split's whitespace is regex \s
-    if not words:
-        return False
-    first = words[0]
-    if not (first.isascii() and first.isalnum()):
-        return FOLLOWUP.match(s) is not None
-    if first in _FOLLOW_WORDS:
-        return True
-    pair = _FOLLOW_PAIRS.get(first)
-    return pair is not None and pair in s and FOLLOWUP.match(s) is not None
 
 
 def _as_typed(raw: str, ident: str) -> str:
@@ -218,7 +196,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     digits = bool(flags & HAS_DIGIT)
     if flags & HAS_CARDS and CARDS_LIST.search(s):
         q.wants_cards = True
-    q.followup = _opens_followup(s) or (
+    q.followup = opens_followup(s) or (
         ("instead" in s or "zamiast" in s or "same" in s)
         and FOLLOWUP_ANYWHERE.search(s) is not None
     )
