@@ -18,6 +18,8 @@ from engine.understand.counts import (
     COUNT,
     COUNT_WORDS,
 )
+from engine.understand.faq_match import faq_words
+from engine.understand.gates import WordTable
 from engine.understand.inflect import base_form
 from engine.understand.model_index import model_index, model_key
 from engine.understand.patterns import (
@@ -45,6 +47,9 @@ class CatalogWords:
     # A card spelling as found -> (the fleet card, else the owned card) it names; filled as
     # spellings are met, so each is resolved through the catalog's aliases once.
     card_of: dict[str, tuple[Card | None, OwnedCard | None]] = field(default_factory=dict)
+    words: WordTable = field(default_factory=lambda: WordTable(()))  # gates() with its bits
+    # A precision spelling as found -> the precision it names (None: none), filled the same way.
+    precision_named: dict[str, str | None] = field(default_factory=dict)
 
 
 def trie(words: set[str], space: str) -> str:
@@ -92,6 +97,7 @@ def catalog_words(catalog: Catalog) -> CatalogWords:
         card_vram={c.name: c.vram_gb for c in catalog.cards}
         | {c.name: c.vram_gb for c in catalog.owned_by_name.values()},
         name_numbers=_name_numbers(catalog),
+        words=WordTable(catalog.precision_alias, names | owned, faq_words(catalog)),
     )
 
 
@@ -129,16 +135,23 @@ COUNT_BEFORE = lazy(r"(?<![\w.])" + COUNT + r"\s*(?:x|\*|of)?\s*(?:" + CARD_NOUN
 # How the last word before a card ends when COUNT_BEFORE matches: a count, "x", "*", "of"
 # ("2x", "a pair of"), or it holds the card noun after the count ("2 gpus", "dwie karty").
 _COUNT_ENDS = (*COUNT_WORDS, *"0123456789", "x", "*", "of")
-_COUNT_NOUNS = ("card", "gpu", "kart", "การ์ด", "ใบ")
+_COUNT_ENDS_BY_LAST: dict[str, tuple[str, ...]] = {}  # the same, by their last character
+for _end in _COUNT_ENDS:
+    _COUNT_ENDS_BY_LAST[_end[-1]] = (*_COUNT_ENDS_BY_LAST.get(_end[-1], ()), _end)
 
 
 def _may_count(tail: str) -> bool:
     """A cheap superset of ``COUNT_BEFORE.search(tail)``: most cards have no count before."""
-    words = tail.split()  # str.split's whitespace is regex \s
+    words = tail.rsplit(None, 1)  # str.split's whitespace is regex \s
     if not words:
         return False
     last = words[-1]
-    return last.endswith(_COUNT_ENDS) or any(n in last for n in _COUNT_NOUNS)
+    ends = _COUNT_ENDS_BY_LAST.get(last[-1])  # a word of split() is never empty
+    return (
+        ends is not None and last.endswith(ends)
+    ) or (  # the card nouns ("card", "gpu", "kart", ...)
+        "card" in last or "gpu" in last or "kart" in last or "การ์ด" in last or "ใบ" in last
+    )
 
 
 AFTER_CARD = lazy(r"s?\b(?:\s*(?:x|\*)\s*(\d+)\b)?")
@@ -155,10 +168,15 @@ def find_card(s: str, pats: CatalogWords, pos: int) -> tuple[int, int, str, str 
         prev = tail[-1:]
         if (prev.isalnum() or prev in "._") and not (prev in "x*" and before):
             continue  # "ba40", "rtx4090" inside a longer word (but "4x4090" is a count)
+        start = a - len(tail) + before.start() if before else a
+        # AFTER_CARD's usual case, read without it: the card's word ends at a space and no
+        # "x 2" / "* 2" follows
+        then = s[b + 1 : b + 2]
+        if s[b : b + 1] == " " and then not in "x*" and not then.isspace() and s[b - 1].isalnum():
+            return start, b, m.group(0), (before.group(1) if before else None) or None
         after = AFTER_CARD.match(s, b)
         if after is None:
             continue
-        start = a - len(tail) + before.start() if before else a
         count = (before.group(1) if before else None) or after.group(1)
         return start, after.end(), m.group(0), count
     return None
@@ -183,8 +201,15 @@ def card_named(
 def precision_of(catalog: Catalog, pats: CatalogWords, text: str) -> str | None:
     """The catalog precision a matched spelling names: separators do not matter ("q4_KM",
     "q4-k-m" and "q4km" are all Q4_K_M)."""
+    known = pats.precision_named
+    if text in known:
+        return known[text]
+    if len(known) >= _CARD_SPELLINGS:  # "q4----k": spellings are unbounded
+        known.clear()
     compact = PRECISION_SEPARATORS.sub("", text.lower())
-    return pats.precision_compact.get(compact) or catalog.precision_alias.get(norm(text))
+    name = pats.precision_compact.get(compact) or catalog.precision_alias.get(norm(text))
+    known[text] = name
+    return name
 
 
 def unknown_precisions(q: Query, s: str, pats: CatalogWords) -> str:

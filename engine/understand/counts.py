@@ -87,7 +87,14 @@ def says_several(window: str, before: str = "", after: str = "") -> bool:
         return True
     if before.rstrip().endswith(_HOW_MANY) or after.lstrip().startswith(_HOW_MANY_AFTER):
         return True
-    if not any(w in window for w in ("several", "multiple", "few", "kilk", "paru", "หลาย")):
+    if not (
+        "several" in window
+        or "multiple" in window
+        or "few" in window
+        or "kilk" in window
+        or "paru" in window
+        or "หลาย" in window
+    ):
         return False
     return SEVERAL_WORDS.search(window) is not None
 

@@ -5,6 +5,7 @@ and remembered: words repeat) name the few keywords worth checking.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.catalog import Catalog
@@ -80,19 +81,28 @@ def _word_entries(idx: FaqIndex, word: str) -> tuple[int, ...]:
     return out
 
 
-def match_faq(catalog: Catalog, text: str) -> str | None:
-    """The FAQ topic whose keywords the text mentions most (phrases count by length)."""
+def faq_words(catalog: Catalog) -> Callable[[str], tuple[int, ...]]:
+    """A word -> the keywords whose longest word it holds, for a caller that reads the words
+    itself and hands the union to :func:`match_faq`."""
     idx = faq_index(catalog)
-    known = idx.word_entries
+    return lambda word: _word_entries(idx, word)
+
+
+def match_faq(catalog: Catalog, text: str, found: set[int] | None = None) -> str | None:
+    """The FAQ topic whose keywords the text mentions most (phrases count by length).
+    ``found``: the union of :func:`faq_words` over the text's words, when already read."""
+    idx = faq_index(catalog)
     entries = idx.entries
     said = [e for e in idx.always if entries[e][0] in text]
-    found: set[int] = set()
-    for word in text.split(" "):
-        got = known.get(word)
-        if got is None:
-            got = _word_entries(idx, word)
-        if got:
-            found.update(got)
+    if found is None:
+        known = idx.word_entries
+        found = set()
+        for word in text.split(" "):
+            got = known.get(word)
+            if got is None:
+                got = _word_entries(idx, word)
+            if got:
+                found.update(got)
     if found:
         said += [e for e in found if entries[e][0] in text]
     if not said:

@@ -12,11 +12,14 @@ hints with a space are only read before any cut (see :data:`SPACED_BEFORE_CUTS`)
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 
+from engine.lazyre import lazy
 from engine.understand.config_paste import CONFIG_HINTS
 from engine.understand.patterns import (
     BATCH_HINTS,
     BUDGET_HINTS,
+    CARD_INFO_HINTS,
     CARDS_HINTS,
     CONTEXT_NOUN_HINTS,
     CONTEXT_WORD_HINTS,
@@ -26,10 +29,12 @@ from engine.understand.patterns import (
     HOURLY_HINTS,
     LIMIT_BATCH_HINTS,
     LIMIT_CONTEXT_HINTS,
+    MONTH_SHORT_HINTS,
     OTHER_MONEY_HINTS,
     SHAPE_HINTS,
     TASK_HINTS,
     TASKS,
+    may_name_precision,
 )
 
 _HINTS: tuple[re.Pattern[str], ...] = (
@@ -47,13 +52,21 @@ _HINTS: tuple[re.Pattern[str], ...] = (
     CONTEXT_NOUN_HINTS,
     OTHER_MONEY_HINTS,
     *(h for h, _, _, _ in TASKS),
+    MONTH_SHORT_HINTS,
+    CARD_INFO_HINTS,
 )
 HAS_CARDS, HAS_LIMIT_CONTEXT, HAS_LIMIT_BATCH, HAS_COUNT = (1 << i for i in range(4))
 HAS_BUDGET, HAS_TASK, HAS_SHAPE, HAS_CONTEXT_WORD = (1 << i for i in range(4, 8))
 HAS_BATCH, HAS_HOURLY, HAS_CONFIG, HAS_CONTEXT_NOUN = (1 << i for i in range(8, 12))
 HAS_OTHER_MONEY = 1 << 12  # a currency the prices are not in ("zł", "บาท", "€")
 HAS_TASKS = tuple(1 << i for i in range(13, 13 + len(TASKS)))  # each TASKS rule's own hint
+HAS_MONTH_SHORT = 1 << (13 + len(TASKS))  # "mo" (a BUDGET form when it ends a word: "$50/mo")
+HAS_CARD_INFO = HAS_MONTH_SHORT << 1  # a CARD_INFO word ("specs", "price") may be there
 HAS_DIGIT = 1 << len(_HINTS)  # the text holds a digit (``DIGIT.search``)
+HAS_PRECISION_LIKE = HAS_DIGIT << 1  # a word passes ``may_name_precision`` ("4bit", "q9")
+HAS_PRECISION_WORD = HAS_DIGIT << 2  # (a catalog's table) a word holds a precision's piece
+HAS_FOUR_DIGITS = HAS_DIGIT << 3  # four digits in a row: what every BIG_NUMBER match holds
+HAS_CARD_WORD = HAS_DIGIT << 4  # (a catalog's table) a word holds a piece of a card's name
 # The hints that have a literal with a space: read before any slot is cut from the text.
 SPACED_BEFORE_CUTS = (LIMIT_CONTEXT_HINTS, LIMIT_BATCH_HINTS)
 
@@ -64,6 +77,8 @@ _SPACED: tuple[tuple[str, int], ...] = tuple(
     (w, 1 << i) for i, h in enumerate(_HINTS) for w in HINT_WORDS[id(h)] if " " in w
 )
 assert {b for _, b in _SPACED} <= {1 << _HINTS.index(h) for h in SPACED_BEFORE_CUTS}
+_SPACED_HEADS = tuple(sorted({w[: w.index(" ") + 1] for w, _ in _SPACED}))  # "how ", "jak "
+_FOUR_DIGITS = lazy(r"\d{4}")
 _WORDS_KEPT = 8192  # distinct words remembered; then it starts over
 _WORD_GATES: dict[str, int] = {}
 
@@ -89,6 +104,10 @@ assert not any(c.isdigit() for w, _ in _PLAIN for c in w)
 
 def _word_gates(word: str) -> int:
     flags = HAS_DIGIT if DIGIT.search(word) else 0
+    if flags and _FOUR_DIGITS.search(word):
+        flags |= HAS_FOUR_DIGITS
+    if may_name_precision(word):  # each of its forms is inside one word
+        flags |= HAS_PRECISION_LIKE
     if not word.isdigit():
         get = _PREFIX.get
         end = len(word) + 1
@@ -105,14 +124,76 @@ def _word_gates(word: str) -> int:
     return flags
 
 
-def gates(s: str) -> int:
-    """The bits of every hint (and :data:`HAS_DIGIT`) that ``s`` holds."""
+def _pieces(spellings: Iterable[str]) -> tuple[str, ...]:
+    """Each spelling's longest space-free piece, leaving out those that hold another."""
+    longest = {max(w.split(" "), key=len) for w in spellings}
+    assert all(longest), "a spelling is more than spaces"
+    return tuple(sorted(p for p in longest if not any(q != p and q in p for q in longest)))
+
+
+def _no_entries(word: str) -> tuple[int, ...]:
+    return ()
+
+
+class WordTable:
+    """One catalog's word bits on top of the fixed ones: :data:`HAS_PRECISION_WORD` when a
+    word holds the longest space-free piece of one of its precision spellings, and
+    :data:`HAS_CARD_WORD` of one of its card names. A spelling's pieces are literal (its
+    spaces are what its scan lets vary), so that scan can only match a text that has one.
+    Each word also keeps what ``entries`` gives for it (the FAQ keywords it may be part of),
+    so one pass over the words reads both."""
+
+    __slots__ = ("card_rx", "cards", "entries", "known", "piece_rx", "pieces")
+
+    def __init__(
+        self,
+        spellings: Iterable[str],
+        cards: Iterable[str] = (),
+        entries: Callable[[str], tuple[int, ...]] = _no_entries,
+    ) -> None:
+        self.pieces = _pieces(spellings)
+        self.cards = _pieces(cards)
+        # each as one alternation: a new word is one search, not a test per piece
+        self.piece_rx = lazy("|".join(re.escape(p) for p in self.pieces) or "(?!)")
+        self.card_rx = lazy("|".join(re.escape(p) for p in self.cards) or "(?!)")
+        self.entries = entries
+        self.known: dict[str, tuple[int, tuple[int, ...]]] = {}
+
+    def fill(self, word: str) -> tuple[int, tuple[int, ...]]:
+        flags = _WORD_GATES.get(word)
+        if flags is None:
+            flags = _word_gates(word)
+        if self.piece_rx.search(word):
+            flags |= HAS_PRECISION_WORD
+        if self.card_rx.search(word):
+            flags |= HAS_CARD_WORD
+        if len(self.known) >= _WORDS_KEPT:
+            self.known.clear()
+        got = self.known[word] = flags, self.entries(word)
+        return got
+
+
+def gates(s: str, table: WordTable | None = None, entries: set[int] | None = None) -> int:
+    """The bits of every hint (and :data:`HAS_DIGIT`, :data:`HAS_PRECISION_LIKE`) that ``s``
+    holds; with a catalog's ``table``, its bits too, and its words' entries added to
+    ``entries`` when given."""
     flags = 0
-    known = _WORD_GATES
-    for word in s.split(" "):
-        got = known.get(word)
-        flags |= _word_gates(word) if got is None else got
-    for w, bit in _SPACED:
-        if not flags & bit and w in s:
-            flags |= bit
+    if table is None:
+        known = _WORD_GATES
+        for word in s.split(" "):
+            got = known.get(word)
+            flags |= _word_gates(word) if got is None else got
+    else:
+        mine, fill = table.known, table.fill
+        for word in s.split(" "):
+            bits, found = mine.get(word) or fill(word)
+            flags |= bits
+            if found and entries is not None:
+                entries.update(found)
+    for head in _SPACED_HEADS:  # each spaced hint opens with one: most texts have none
+        if head in s:
+            for w, bit in _SPACED:
+                if not flags & bit and w in s:
+                    flags |= bit
+            break
     return flags

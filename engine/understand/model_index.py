@@ -8,7 +8,7 @@ cached by catalog identity, so a reload builds a fresh index for both.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from engine.catalog import Catalog, norm
@@ -85,6 +85,8 @@ class ModelIndex:
     # (model id, precision key) -> the official release in that precision ("GLM-4.5 FP8")
     precision_variants: dict[tuple[str, str], int]
     completion: CompletionKeys  # the same names with their sizes, for autocomplete
+    # A written word -> what it is as a name word (model_match), filled as words are met.
+    word_kinds: dict[str, tuple[str, int]] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True, eq=False)

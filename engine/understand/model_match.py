@@ -34,7 +34,6 @@ from engine.understand.patterns import (
     ID_LIKE,
     LETTER,
     NAMEISH,
-    NUMBER_WORD,
     SMALL_VERSION,
     STOP_WORDS,
     WORD,
@@ -53,7 +52,6 @@ SIZE_PENALTY = 40.0  # "qwen 70b" is not a Qwen of another size
 CANDIDATE_BUDGET = 64  # names scored, shared among the query's words (shortest names first)
 ALL_WORDS_CANDIDATES = 128  # names holding every query word, scored when this few
 SIZE_CLOSENESS = 100.0  # points off per 100% size difference within the 5% tolerance
-_EDGE_CHAR = lazy(r"[-:/_.]")
 RELEASE_TAG = lazy(r"\d{4}")
 
 
@@ -157,16 +155,24 @@ def _corrected(index: ModelIndex, key: str) -> tuple[str, bool]:
 _SKIP, _NAME, _MAYBE = 0, 1, 2
 
 
-@lru_cache(maxsize=8192)
+_KINDS_KEPT = 8192  # distinct words remembered per index; then it starts over
+
+
 def _word_kind(index: ModelIndex, token: str) -> tuple[str, int]:
     """One written word as a name word: its base form and whether it is skipped, a name word,
-    or a filler word a name may hold (cached: a pure function of the word, and words repeat)."""
+    or a filler word a name may hold (remembered in the index: a pure function of the word,
+    and words repeat)."""
     w = base_form(token.strip(".-:/_"), index.vocab)
     if not w or len(w) > MAX_NAME_CHARS or not w.isascii() or not NAMEISH.fullmatch(w):
-        return w, _SKIP
-    if w in STOP_WORDS:
-        return w, _MAYBE if len(w) >= 4 and w in index.vocab else _SKIP
-    return w, _NAME
+        kind = _SKIP
+    elif w in STOP_WORDS:
+        kind = _MAYBE if len(w) >= 4 and w in index.vocab else _SKIP
+    else:
+        kind = _NAME
+    if len(index.word_kinds) >= _KINDS_KEPT:
+        index.word_kinds.clear()
+    index.word_kinds[token] = w, kind
+    return w, kind
 
 
 def _name_words(s: str, index: ModelIndex) -> list[str]:
@@ -175,8 +181,9 @@ def _name_words(s: str, index: ModelIndex) -> list[str]:
     name word ("vision") stays when a name holds it with the other words ("phi 3.5 vision")."""
     words: list[str] = []
     maybe: list[tuple[int, str]] = []
+    kinds = index.word_kinds
     for token in WORD.findall(s):
-        w, kind = _word_kind(index, token)
+        w, kind = kinds.get(token) or _word_kind(index, token)
         if kind == _SKIP:
             continue
         if kind == _MAYBE:
@@ -233,8 +240,9 @@ def read_model(q: Query, s: str, catalog: Catalog, size_neighbor: str = "") -> N
     if q.size_b is None and q.faq_topic is None:
         nums: list[str] = []
         named: list[str] = []
-        for w in words:
-            (nums if NUMBER_WORD.fullmatch(w) else named).append(w)
+        for w in words:  # NUMBER_WORD.fullmatch(w), on ASCII words (see _word_kind)
+            whole, dot, part = w.partition(".")
+            (nums if whole.isdecimal() and (not dot or part.isdecimal()) else named).append(w)
         # "lama3 70" or "qwen 2.5 32": a trailing bare number after a name is the size.
         if named and nums:
             cand = num(nums[-1])
@@ -251,7 +259,8 @@ def read_model(q: Query, s: str, catalog: Catalog, size_neighbor: str = "") -> N
             q.size_b = num(g.group(2))
             words = [g.group(1)]
     joined = q.model_words + " " + " ".join(words)
-    if _EDGE_CHAR.search(joined):  # where an EDGE_SEPARATORS match opens
+    if "-" in joined or ":" in joined or "/" in joined or "_" in joined or "." in joined:
+        # each character an EDGE_SEPARATORS match opens with, tested in turn
         joined = EDGE_SEPARATORS.sub(" ", joined)
     q.model_words = " ".join(joined.split())  # "qwen/qwen2.5 instruct", for messages
     key = name_key(q.model_words)
@@ -275,7 +284,11 @@ def read_model(q: Query, s: str, catalog: Catalog, size_neighbor: str = "") -> N
             q.unmatched_model = True
         return  # nothing is close enough to offer: "not recognised", never a far guess
     best = ranked[0]
-    top = [r for r in ranked if r.score >= best.score - TIE]
+    floor = best.score - TIE
+    ties = 1  # ranked is best first: the ties are its first few
+    while ties < len(ranked) and ranked[ties].score >= floor:
+        ties += 1
+    top = list(ranked[:ties])
     fixed, new_tag = _corrected(index, key)  # "deepsek r1" -> "deepseek r1"
     if q.size_b is None:
         # The person typed one model's own name ("deepseek r1") or an alias ("mixtral").

@@ -82,12 +82,15 @@ _BATCH_WORDS = (
     r"|users?|requests?|sessions?|conversations?|streams?|chats?|parallel(?:\s+\w+)?|people"
     r"|clients?|sequences?|u[żz]ytkownik\w*|os[oó]b|sesj\w*|r[oó]wnoleg\w*|rozm[oó]w|zapyta[ńn]"
 )
+# Each kind of opening character is tested once ("(?<=[bprแ])(?<!\w[bprแ])" for the words'
+# "\b"), so a place inside a word or a number is dropped after a check or two; after a number,
+# the first letters of the words that may follow it are one class.
 BATCH = lazy(
-    r"[\dbprแผค](?:(?:(?<=b)(?<!\wb)(?:atch(?:[\s_-]*size)?|s)|(?<=p)(?<!\wp)arti(?:a|i|ą)"
-    r"|(?<=r)(?<!\wr)ozmiar\s+partii|(?<=แ)(?<!\wแ)บตช์)\s*(?:of|=|:|x)?\s*(\d+)\b"
-    r"|(?<=\d)(?<![\w.$]\d)(\d*)\s*(?:" + _BATCH_WORDS + r")(?!\w)"
-    r"|(?<=\d)(?<![\w.$]\d)(\d*)\s*(?:คน|ผู้ใช้|บทสนทนา|เซสชัน)"  # Thai runs words together
-    r"|(?:(?<=ผ)ู้ใช้|(?<=ค)น)(?:พร้อมกัน)?\s*(\d+))"
+    r"[\dbprแผค](?:(?<=[bprแ])(?<!\w[bprแ])(?:(?<=b)(?:atch(?:[\s_-]*size)?|s)|(?<=p)arti(?:a|i|ą)"
+    r"|(?<=r)ozmiar\s+partii|(?<=แ)บตช์)\s*(?:of|=|:|x)?\s*(\d+)\b"
+    r"|(?<=\d)(?<![\w.$]\d)(?:(\d*)\s*(?=[acjoprsuz])(?:" + _BATCH_WORDS + r")(?!\w)"
+    r"|(\d*)\s*(?=[คผบเ])(?:คน|ผู้ใช้|บทสนทนา|เซสชัน))"  # Thai runs words together
+    r"|(?<=[ผค])(?:(?<=ผ)ู้ใช้|(?<=ค)น)(?:พร้อมกัน)?\s*(\d+))"
 )
 # A number of users in words: "two users", "dla dwóch użytkowników", "สองคน" (BATCH reads
 # digits). The card-count words, and the larger numbers people give users in.
@@ -196,17 +199,18 @@ _TASK_RULES: tuple[tuple[str, Task, bool, tuple[str, ...]], ...] = (
     (r"q(?<!\wq)[\s-]?lora\b", "qlora", False, ("lora",)),
     (r"l(?<!\wl)ora\b", "lora", False, ("lora",)),
     (
-        r"\bfull(?:[\s-]*(?:ft|fine[\s-]*tun\w*|finetun\w*|training|train|param\w*))\b"
-        r"|\bpe[łl]n\w*\s+(?:dostrajani\w*|fine[\s-]*tun\w*|trening\w*)|\bfft\b"
-        r"|\b(?:train\w*|pre[\s-]?train\w*)\s+(?:\w+\s+){0,3}?from\s+scratch"
+        r"f(?<!\wf)ull(?:[\s-]*(?:ft|fine[\s-]*tun\w*|finetun\w*|training|train|param\w*))\b"
+        r"|p(?<!\wp)e[łl]n\w*\s+(?:dostrajani\w*|fine[\s-]*tun\w*|trening\w*)|f(?<!\wf)ft\b"
+        r"|t(?<!\wt)rain\w*\s+(?:\w+\s+){0,3}?from\s+scratch"
+        r"|p(?<!\wp)re[\s-]?train\w*\s+(?:\w+\s+){0,3}?from\s+scratch"
         r"|ไฟน์จูนเต็ม|ไฟน์จูนแบบเต็ม",
         "full",
         False,
         ("full", "pełn", "peln", "fft", "scratch", "ไฟน์จูน"),
     ),
     (
-        r"\bfine[\s-]*tun\w*|\bfinetun\w*|\bsft\b|\btrain(?:ing)?\b|\bdostr\w*|\btrening\w*"
-        r"|\btrenowa\w*|ไฟน์จูน|ฝึก|เทรน",
+        r"f(?<!\wf)ine[\s-]*tun\w*|f(?<!\wf)inetun\w*|s(?<!\ws)ft\b|t(?<!\wt)rain(?:ing)?\b"
+        r"|d(?<!\wd)ostr\w*|t(?<!\wt)rening\w*|t(?<!\wt)renowa\w*|ไฟน์จูน|ฝึก|เทรน",
         "full",
         True,
         ("fine", "sft", "train", "dostr", "trening", "trenowa", "ไฟน์จูน", "ฝึก", "เทรน"),
@@ -228,22 +232,34 @@ FIT = lazy(  # only ever asked whether it matches: see whole_words
     )
     + "|พอไหม|รันบน|ใส่ได้|ได้ไหม|บน"
 )  # fmt: skip
+# Each form opens with a letter ("\bhow" as "h(?<!\wh)ow"; a group of words is spelt out per
+# word), so the regex engine skips to those letters instead of trying every place.
+_LIMIT_CONTEXT_OF = r"\s+(?:\S+\s+){0,2}?(?:context|ctx|kontekst\w*|sequence)"
+_LIMIT_CONTEXT_MAX = r"\s*\S{0,12}?(?:สูงสุด|ยาวสุด|ยาวที่สุด|ได้เท่าไหร่|ได้กี่)"
 LIMIT_CONTEXT = lazy(
-    r"\b(?:max(?:imum|imal)?|longest|biggest|largest|how\s+(?:long|much|big)(?:\s+an?)?"
-    r"|najd[łl]u[żz]sz\w*|maksymaln\w*|najwi[eę]ksz\w*|maks\w*)\s+(?:\S+\s+){0,2}?"
-    r"(?:context|ctx|kontekst\w*|sequence)"
-    r"|(?:บริบท|context|ctx)\s*\S{0,12}?(?:สูงสุด|ยาวสุด|ยาวที่สุด|ได้เท่าไหร่|ได้กี่)"
-    r"|\bhow\s+many\s+(?:\S+\s+){0,2}?(?:tokens?|k\b)|\bhow\s+(?:long|much)\s+(?:of\s+)?(?:a\s+)?"
-    r"(?:context|ctx|prompt)|\bile\s+(?:\S+\s+){0,2}?(?:token[óo]w|kontekstu)"
-    r"|\bjak\s+d[łl]ugi\s+kontekst|กี่โทเคน|โทเคนได้กี่|ยาวได้แค่ไหน"
-)
+    "|".join(
+        w + _LIMIT_CONTEXT_OF
+        for w in (
+            r"m(?<!\wm)ax(?:imum|imal)?", r"l(?<!\wl)ongest", r"b(?<!\wb)iggest",
+            r"l(?<!\wl)argest", r"h(?<!\wh)ow\s+(?:long|much|big)(?:\s+an?)?",
+            r"n(?<!\wn)ajd[łl]u[żz]sz\w*", r"m(?<!\wm)aksymaln\w*", r"n(?<!\wn)ajwi[eę]ksz\w*",
+            r"m(?<!\wm)aks\w*",
+        )
+    )
+    + "|"
+    + "|".join(w + _LIMIT_CONTEXT_MAX for w in ("บริบท", "context", "ctx"))
+    + r"|h(?<!\wh)ow\s+many\s+(?:\S+\s+){0,2}?(?:tokens?|k\b)"
+    r"|h(?<!\wh)ow\s+(?:long|much)\s+(?:of\s+)?(?:a\s+)?(?:context|ctx|prompt)"
+    r"|i(?<!\wi)le\s+(?:\S+\s+){0,2}?(?:token[óo]w|kontekstu)"
+    r"|j(?<!\wj)ak\s+d[łl]ugi\s+kontekst|กี่โทเคน|โทเคนได้กี่|ยาวได้แค่ไหน"
+)  # fmt: skip
 LIMIT_BATCH = lazy(
-    r"\bhow\s+many\s+(?:\S+\s+){0,3}?(?:users?|requests?|sessions?|conversations?|streams?"
-    r"|concurrent|people|sequences?|chats?|clients?)"
-    r"|\bmax(?:imum)?\s+(?:batch|users?|concurrency|concurrent|sessions?|requests?)"
-    r"|\bilu\s+(?:\S+\s+){0,2}?(?:u[żz]ytkownik|user)\w*|\bile\s+(?:\S+\s+){0,2}?(?:sesji"
-    r"|rozm[oó]w|zapyta[ńn]|u[żz]ytkownik\w*|user\w*)|\bmaks\w*\s+(?:partia|partii|u[żz]ytkownik\w*)"
-    r"|กี่คน|ผู้ใช้กี่|ได้กี่"
+    r"h(?<!\wh)ow\s+many\s+(?:\S+\s+){0,3}?(?:users?|requests?|sessions?|conversations?"
+    r"|streams?|concurrent|people|sequences?|chats?|clients?)"
+    r"|m(?<!\wm)ax(?:imum)?\s+(?:batch|users?|concurrency|concurrent|sessions?|requests?)"
+    r"|i(?<!\wi)lu\s+(?:\S+\s+){0,2}?(?:u[żz]ytkownik|user)\w*|i(?<!\wi)le\s+(?:\S+\s+){0,2}?"
+    r"(?:sesji|rozm[oó]w|zapyta[ńn]|u[żz]ytkownik\w*|user\w*)"
+    r"|m(?<!\wm)aks\w*\s+(?:partia|partii|u[żz]ytkownik\w*)|กี่คน|ผู้ใช้กี่|ได้กี่"
 )
 CARDS_LIST = lazy(
     r"^\s*/?(?:gpus?|cards?|fleet|prices?|pricing|price\s+list|catalog(?:ue)?|karty|cennik|flota"
@@ -258,6 +274,9 @@ CARDS_LIST = lazy(
 CARD_INFO = lazy(  # only ever asked whether it matches
     whole_words("card", "gpu", "karta", "specs?", "info", "about", "specyfikacja", "kosztuje",
                 "price", "cost") + "|การ์ด|ราคา"
+)  # fmt: skip
+CARD_INFO_HINTS = hint(  # a piece of every CARD_INFO word
+    "card", "gpu", "karta", "spec", "info", "about", "kosztuje", "price", "cost", "การ์ด", "ราคา"
 )  # fmt: skip
 HELP = lazy(
     r"^\s*/?(?:help|start|pomoc|\?+|ช่วย(?:เหลือ)?|hi|hello|hey|cze[sś][cć]|siema|dzie[nń]\s+dobry"
@@ -275,6 +294,29 @@ FOLLOWUP = lazy(  # .match: how a follow-up starts
     r"\s*(?:(?:and|also|what\s+about|how\s+about|same|now|then|instead|ok|okay|a|i|oraz|a\s+co"
     r"|to\s+samo|teraz|zamiast|with|at|on|for|w|na|z|przy|dla)\b|แล้ว|และ|ถ้า)"
 )
+# FOLLOWUP's forms that are one word, and the first words of its two-word ones.
+_FOLLOW_WORDS = frozenset(
+    ("and", "also", "same", "now", "then", "instead", "ok", "okay", "a", "i", "oraz", "teraz",
+     "zamiast", "with", "at", "on", "for", "w", "na", "z", "przy", "dla")
+)  # fmt: skip
+_FOLLOW_PAIRS = {"what": "about", "how": "about", "to": "samo"}
+
+
+def opens_followup(s: str) -> bool:
+    """``FOLLOWUP.match(s)``, read off the first word when it is ASCII letters and digits
+    (each one-word form then is that word, as the ``\\b`` after it ends it): most questions."""
+    words = s.split(None, 1)  # str.split's whitespace is regex \s
+    if not words:
+        return False
+    first = words[0]
+    if not (first.isascii() and first.isalnum()):
+        return FOLLOWUP.match(s) is not None
+    if first in _FOLLOW_WORDS:
+        return True
+    pair = _FOLLOW_PAIRS.get(first)
+    return pair is not None and pair in s and FOLLOWUP.match(s) is not None
+
+
 FOLLOWUP_ANYWHERE = lazy(r"\b(?:instead|zamiast|same\s+for|the\s+same)\b")
 CARDS_HINTS = hint(
     "gpu", "card", "fleet", "price", "pricing", "catalog", "kart", "cennik", "flota", "การ์ด",
@@ -301,10 +343,14 @@ LIMIT_BATCH_ASKS = hint(
 COUNT_HINTS = hint("card", "gpu", "kart", "การ์ด", "ใบ")
 OTHER_MONEY_HINTS = hint("zł", "zl", "pln", "baht", "thb", "บาท", "€", "eur", "£", "gbp")
 SHAPE_HINTS = hint("layer", "head", "warstw", "głowic", "glowic", "ชั้น", "เลเยอร์", "hidden")
+# Every BUDGET form holds one of these, or "mo" as a word's end ("$50/mo"): that one is kept
+# apart (MONTH_SHORT_HINTS), as "mo" is in most questions ("model", "more").
 BUDGET_HINTS = hint(
-    "$", "usd", "dol", "buck", "budget", "budż", "budz", "งบ", "ดอลลาร์", "month", "mo", "mies",
+    "$", "usd", "dol", "buck", "budget", "budż", "budz", "งบ", "ดอลลาร์", "month", "mies",
     "เดือน",
 )  # fmt: skip
+MONTH_SHORT_HINTS = hint("mo")
+MONTH_SHORT = lazy(r"mo\b")
 CONTEXT_WORD_HINTS = hint("ctx", "context", "kontekst", "seq", "max", "บริบท", "ความยาว")
 CONTEXT_NOUN_HINTS = hint("ctx", "context", "kontekst", "บริบท")  # every CONTEXT_BEFORE ends so
 BATCH_HINTS = hint(

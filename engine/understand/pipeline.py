@@ -30,6 +30,8 @@ from engine.understand.counts import (
 from engine.understand.faq_match import faq_index, match_faq
 from engine.understand.gates import (
     HAS_BUDGET,
+    HAS_CARD_INFO,
+    HAS_CARD_WORD,
     HAS_CARDS,
     HAS_CONFIG,
     HAS_COUNT,
@@ -37,7 +39,10 @@ from engine.understand.gates import (
     HAS_HOURLY,
     HAS_LIMIT_BATCH,
     HAS_LIMIT_CONTEXT,
+    HAS_MONTH_SHORT,
     HAS_OTHER_MONEY,
+    HAS_PRECISION_LIKE,
+    HAS_PRECISION_WORD,
     HAS_TASK,
     HAS_TASKS,
     gates,
@@ -53,7 +58,6 @@ from engine.understand.patterns import (
     EDGE_SEPARATORS,
     FAQ_COMMAND,
     FIT,
-    FOLLOWUP,
     FOLLOWUP_ANYWHERE,
     HELP,
     HOURLY,
@@ -68,11 +72,13 @@ from engine.understand.patterns import (
     LIMIT_CONTEXT_ASKS,
     MAX_MENTIONS,
     MOE_SIZE,
+    MONTH_SHORT,
     OTHER_MONEY,
     SIZE,
     TASKS,
     WHAT_FITS,
     WHAT_FITS_HINTS,
+    opens_followup,
     scan,
 )
 from engine.understand.query import CardAsk, Query
@@ -86,6 +92,12 @@ _FILE_EXTENSION = lazy(r"\.(?:gguf|ggml|safetensors|bin|pt|pth|onnx)\b")
 
 # The first character of every HELP form ("/help", "?", "hi", "cześć", "dzień dobry", "สวัสดี").
 _HELP_HEADS = "/?hspcdชส"
+
+
+# Each TASKS rule with its own gate bit, in TASKS order.
+_TASK_RULES = tuple(
+    (bit, rx, task, generic) for (_, rx, task, generic), bit in zip(TASKS, HAS_TASKS, strict=True)
+)
 
 
 def _as_typed(raw: str, ident: str) -> str:
@@ -114,8 +126,8 @@ def _bare_card(part: str, catalog: Catalog) -> bool:
     s = " " + raw.lower() + " "
     if "'" in s or "." in s:
         return False
-    flags = gates(s)
-    if not flags & HAS_DIGIT or flags & HAS_CONFIG:
+    flags = gates(s, catalog_words(catalog).words)
+    if not flags & HAS_DIGIT or not flags & HAS_CARD_WORD or flags & HAS_CONFIG:
         return False
     head = s.lstrip()[:1]
     if (head in _HELP_HEADS and HELP.match(s)) or (head in "/f" and FAQ_COMMAND.match(s)):
@@ -158,13 +170,15 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     raw, truncated = clean(text)
     q = Query(text=raw, truncated=truncated, lang=detect_lang(raw))
     low = raw.lower()
-    s = " " + low + " "
+    s = plain = " " + low + " "
     pats = catalog_words(catalog)
     if "'" in s:
         s = _CONTRACTION.sub(lambda m: " not" if m.group(0) == "n't" else "", s)
     if "." in s:
         s = _FILE_EXTENSION.sub(" ", s)
-    flags = gates(s)  # each hint gate below is a bit of this
+    faq_found: set[int] = set()  # FAQ keywords some word of ``s`` may be part of
+    flags = gates(s, pats.words, faq_found)  # each hint gate below is a bit of this
+    faq_words_read = s == plain  # the words of ``low`` (match_faq's text) are s's
     if flags & HAS_CONFIG:
         s = _read_paste(q, s)
         config_precision, q.precision = q.precision, None
@@ -182,7 +196,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     digits = bool(flags & HAS_DIGIT)
     if flags & HAS_CARDS and CARDS_LIST.search(s):
         q.wants_cards = True
-    q.followup = bool(FOLLOWUP.match(s)) or (
+    q.followup = opens_followup(s) or (
         ("instead" in s or "zamiast" in s or "same" in s)
         and FOLLOWUP_ANYWHERE.search(s) is not None
     )
@@ -193,35 +207,37 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
 
     # Cards first: "a40" or "4090" must not be read as sizes or context.
     pos, seen = 0, 0
-    while digits and seen < MAX_MENTIONS and (found := find_card(s, pats, pos)):
+    may_card = digits and bool(flags & HAS_CARD_WORD)  # each card name holds a digit
+    while may_card and seen < MAX_MENTIONS and (found := find_card(s, pats, pos)):
         seen += 1
         start, end, alias, n = found
-        card, mine = card_named(catalog, pats, alias)
+        card, mine = pats.card_of.get(alias) or card_named(catalog, pats, alias)
         count = (COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)) if n else None
         if card is None:
             if mine is None:
                 pos = start + 1
                 continue
-            if all(c.name != mine.name for c in q.owned):  # a card the asker owns
+            if not q.owned or all(c.name != mine.name for c in q.owned):  # the asker's own
                 q.owned.append(CardAsk(mine.name, count))
             s, pos = s[:start] + " " + s[end:], start
             continue
-        if all(c.name != card.name for c in q.cards):
+        if not q.cards or all(c.name != card.name for c in q.cards):
             # A name's own final "s" ("l40s") is not a plural; one more ("l40ss") is.
-            window = s[max(0, start - 12) : end - (alias[-1:] == "s")]
-            before = s[max(0, start - 12) : start]
-            several = count is None and says_several(window, before, s[end : end + 8])
+            w0 = max(0, start - 12)
+            several = count is None and says_several(
+                s[w0 : end - (alias[-1:] == "s")], s[w0:start], s[end : end + 8]
+            )
             q.cards.append(CardAsk(card.name, count, several))
         s = s[:start] + " " + s[end:]
         pos = start
     # a Mac ("mac studio", "m2 ultra"): plain capacity, not a model word
     chip = digits and ("ultra" in s or "max" in s or "pro" in s)  # "m2 ultra", "m3 max"
     if ("mac" in s or chip) and (m := MAC.search(s)):
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
     if flags & HAS_COUNT and (m := GPU_COUNT.search(s)):
         n = next(g for g in m.groups() if g)
         q.count = COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
     elif (
         not q.cards
         and not q.owned
@@ -230,10 +246,10 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     ):
         n = next(g for g in m.groups() if g)  # "on two of them?": the count alone
         q.count = COUNT_WORDS.get(n) or int(n)
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
     if ("tp" in s or "tensor" in s) and (m := TENSOR_PARALLEL.search(s)):
         q.count = q.count or int(m.group(1))  # "tp=4": tensor parallel over four cards
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
     if q.count is not None and q.cards and q.cards[0].count is None:
         q.cards[0].count = q.count
     if digits:
@@ -241,12 +257,14 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
 
     if flags & HAS_OTHER_MONEY and (m := OTHER_MONEY.search(s)):
         q.other_money = m.group(0).strip()
-        s = cut(s, m)
-    elif flags & HAS_BUDGET and (m := BUDGET.search(s)):
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
+    elif (
+        flags & HAS_BUDGET or (flags & HAS_MONTH_SHORT and MONTH_SHORT.search(s) is not None)
+    ) and (m := BUDGET.search(s)):
         g = m.groups()
         at = next(i for i in range(0, len(g), 2) if g[i])  # each form: (amount, thousands)
         q.budget_usd = money(g[at], g[at + 1])
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
 
     # Names with their own numbers ("Qwen/Qwen2.5-32B-Instruct", "llama3.1:70b-q4_K_M").
     idents: list[str] = []
@@ -256,35 +274,41 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         and (m := IDENT.search(s))
     ):
         idents.append(m.group(0))
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
 
     if digits and "x" in s and (m := MOE_SIZE.search(s)):
         q.model_words += f" {m.group(1)}x{m.group(2)}b"
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
 
     if ("kv" in s or "cache" in s) and (m := KV_FIRST.search(s) or KV_AFTER.search(s)):
         token = next(g for g in m.groups() if g)
         token = {"8": "fp8", "16": "fp16"}.get(token, token)
         q.kv_dtype = catalog.kv_alias.get(norm(token.replace(" ", "").replace("-", ""))) or "fp8"
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
 
-    while m := scan(pats.precision, pats.precision_scan, s, 0):  # "fp8 int4": first wins
-        name = precision_of(catalog, pats, m.group(1))
+    may_precision = bool(flags & HAS_PRECISION_WORD)  # cuts leave every piece in one word
+    named = pats.precision_named  # precision_of's memo, read first
+    while (
+        may_precision  # scan(pats.precision, pats.precision_scan, s, 0), inline
+        and (opens := pats.precision_scan.search(s))
+        and (m := pats.precision.search(s, opens.start()))
+    ):
+        spelled = m.group(1)
+        name = named[spelled] if spelled in named else precision_of(catalog, pats, spelled)
         if name is not None and q.precision is None:
             q.precision = name
         elif name is not None and len(q.extra_precisions) < MAX_MENTIONS:
             q.extra_precisions.append(name)
-        s = cut(s, m)
-    if digits:
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
+    precision_like = bool(flags & HAS_PRECISION_LIKE)  # of ``s`` before the cuts, and after
+    if digits and precision_like:
         s = unknown_precisions(q, s, pats)
 
     size_neighbor = ""
     if digits:
         s, size_neighbor = read_numbers(q, s, pats, flags)
 
-    for (_, rx, task, generic), bit in (
-        zip(TASKS, HAS_TASKS, strict=True) if flags & HAS_TASK else ()
-    ):
+    for bit, rx, task, generic in _TASK_RULES if flags & HAS_TASK else ():
         if flags & bit and rx.search(s):
             if q.task is None:
                 q.task, q.task_generic = task, generic
@@ -292,13 +316,13 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
 
     # A VRAM amount always asks "does it fit"; a card may also just be the subject.
     q.wants_fit = q.vram_gb is not None or (bool(q.cards or q.owned) and FIT.search(s) is not None)
-    q.wants_card_info = bool(q.cards) and bool(CARD_INFO.search(s))
+    q.wants_card_info = bool(q.cards and flags & HAS_CARD_INFO) and bool(CARD_INFO.search(s))
     q.wants_what_fits = (
         bool(q.cards or q.owned or q.vram_gb)
         and WHAT_FITS_HINTS.search(low) is not None
         and WHAT_FITS.search(low) is not None
     )
-    q.faq_topic = match_faq(catalog, low)
+    q.faq_topic = match_faq(catalog, low, faq_found if faq_words_read else None)
     if flags & HAS_HOURLY and HOURLY.search(s):
         q.wants_hourly = True
         if q.faq_topic is None and HOURLY_TOPIC in faq_index(catalog).ids:
@@ -308,10 +332,14 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         rest = " " + ident + " "
         # The whole id first: "Qwen/Qwen3-235B-A22B-FP8" is its own entry, not the base at FP8.
         whole = exact_model(catalog, ident) if q.model is None else None
-        if q.precision is None and (m := scan(pats.precision, pats.precision_scan, rest, 0)):
+        if (
+            q.precision is None
+            and may_precision
+            and (m := scan(pats.precision, pats.precision_scan, rest, 0))
+        ):
             q.precision = precision_of(catalog, pats, m.group(1))
             rest = cut(rest, m)
-        if q.precision is None:
+        if q.precision is None and precision_like:  # ``rest`` is a piece of ``s``
             rest = unknown_precisions(q, rest, pats)
         if q.model is None and (exact := whole or exact_model(catalog, rest)) is not None:
             q.model, q.model_score, q.model_words = exact, 100.0, exact.name

@@ -15,7 +15,13 @@ from engine.limits import (
     tokens,
 )
 from engine.understand.catalog_words import CatalogWords, names_number
-from engine.understand.gates import HAS_BATCH, HAS_CONTEXT_NOUN, HAS_CONTEXT_WORD, HAS_SHAPE
+from engine.understand.gates import (
+    HAS_BATCH,
+    HAS_CONTEXT_NOUN,
+    HAS_CONTEXT_WORD,
+    HAS_FOUR_DIGITS,
+    HAS_SHAPE,
+)
 from engine.understand.patterns import (
     BATCH,
     BATCH_IN_WORDS,
@@ -57,15 +63,15 @@ def read_numbers(q: Query, s: str, words: CatalogWords, flags: int) -> tuple[str
     if flags & HAS_CONTEXT_NOUN and (m := CONTEXT_BEFORE.search(s)):
         # "16k context 4 users": the number before the word, so "4" stays the users
         q.context_tokens = tokens(num(m.group(1).replace(",", "").replace(" ", "")), m.group(2))
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
     elif (context_word and (m := CONTEXT_WORD.search(s))) or (
         ("tok" in s or "โทเคน" in s) and (m := CONTEXT_TOKENS.search(s))
     ):
         q.context_tokens = tokens(int_grouped(m.group(1)), m.group(2))
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
     elif ("k" in s or "m" in s) and (m := _free(CONTEXT_KM, s, words)):  # its unit
         q.context_tokens = tokens(num(m.group(1)), m.group(2))
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
 
     if flags & HAS_BATCH and (m := BATCH.search(s)):
         after_word, rest, thai_rest, after_thai = m.groups()
@@ -73,14 +79,14 @@ def read_numbers(q: Query, s: str, words: CatalogWords, flags: int) -> tuple[str
             q.batch = int(after_word or after_thai)
         else:  # the number opens the match: its first digit, then the rest of it
             q.batch = int(s[m.start()] + (rest if rest is not None else thai_rest))
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
     elif flags & HAS_BATCH and (m := BATCH_IN_WORDS.search(s)):  # "two users"
         q.batch = USER_NUMBERS[m.group(1) or m.group(2)]
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
 
     if "g" in s and (m := VRAM_GB.search(s)):  # every form ends in "gb", "gib" or "g"
         q.vram_gb = num(m.group(1))
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
         # "a 4090 24gb" restates the card's memory; it is not a second thing to check.
         if any(abs(words.card_vram[c.name] - q.vram_gb) <= 1 for c in (*q.cards, *q.owned)):
             q.vram_gb = None
@@ -90,11 +96,12 @@ def read_numbers(q: Query, s: str, words: CatalogWords, flags: int) -> tuple[str
         q.size_b = size_from(m.group(1), m.group(2))
         before = s[: m.start()].rstrip()
         size_neighbor = before[before.rfind(" ") + 1 :]
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
 
-    if q.context_tokens is None and (m := _free(BIG_NUMBER, s, words)):
+    big = flags & HAS_FOUR_DIGITS  # cuts only put spaces in: no new run of digits
+    if q.context_tokens is None and big and (m := _free(BIG_NUMBER, s, words)):
         q.context_tokens = int(m.group(1))
-        s = cut(s, m)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
     return s, size_neighbor
 
 
@@ -124,11 +131,11 @@ def bound(q: Query) -> None:
     """Numbers nobody means ("0b", a 300-digit VRAM) must not reach the arithmetic. A context,
     batch or card count that was said but cannot be used (0) is kept as ``invalid``: it is
     answered as such, never as "you did not say"."""
-    if q.invalid is None:
-        for slot, value in (("context_tokens", q.context_tokens), ("batch", q.batch)):
-            if value is not None and value < 1:
-                q.invalid = (slot, str(value))
-                break
+    if q.invalid is None:  # the context first, then the batch
+        if q.context_tokens is not None and q.context_tokens < 1:
+            q.invalid = ("context_tokens", str(q.context_tokens))
+        elif q.batch is not None and q.batch < 1:
+            q.invalid = ("batch", str(q.batch))
     if q.size_b is not None and not MIN_SIZE_B <= q.size_b <= MAX_SIZE_B:
         q.bad_size_b = 0.0 if math.isnan(q.size_b) else q.size_b
         q.size_b = None
