@@ -73,7 +73,8 @@ def ends_with_count(s: str) -> bool:
 # A card named in the plural or with "several" before it: "h100s", "kilku a100", "several a40".
 SEVERAL_WORDS = lazy(r"\b(?:several|multiple|a\s+few|kilk[au]|paru|หลาย)\s")
 _PLURAL_BEFORE = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
-_HOW_MANY = ("how many", " ile", " ilu")
+_HOW_MANY = (" many", " ile", " ilu")
+_CARD_NOUNS = (" kart", " karty", " gpu", " gpus", " cards", " card")  # "ile kart h100"
 _HOW_MANY_AFTER = ("กี่ใบ", "กี่การ์ด", "กี่ตัว")
 
 
@@ -85,7 +86,10 @@ def says_several(window: str, before: str = "", after: str = "") -> bool:
     end = window.rstrip()  # what "\s*$" allows after the "s"
     if len(end) >= 2 and end[-1] == "s" and end[-2] in _PLURAL_BEFORE:
         return True
-    if before.rstrip().endswith(_HOW_MANY) or after.lstrip().startswith(_HOW_MANY_AFTER):
+    asked = before.rstrip()
+    if asked.endswith(_CARD_NOUNS):
+        asked = asked[: asked.rfind(" ")]
+    if asked.endswith(_HOW_MANY) or after.lstrip().startswith(_HOW_MANY_AFTER):
         return True
     if not (
         "several" in window

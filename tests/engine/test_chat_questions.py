@@ -166,6 +166,8 @@ def test_a_fit_question_about_an_unknown_model_says_so(cat: Catalog, text: str, 
         "ile h100 dla deepseek v3",
         "deepseek v3 ต้องใช้ h100 กี่ใบ",
         "full fine-tune llama 3.1 70b, how many h100?",
+        "ile kart H100 potrzebuję do deepseek v3?",
+        "how many gpus h100 for deepseek v3",
     ],
 )
 def test_how_many_of_a_card_is_answered_with_a_set_of_it(cat: Catalog, text: str) -> None:
