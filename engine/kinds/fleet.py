@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-from engine.answer_types import Answer, BudgetOption, Fit
+from engine.answer_types import Answer, BudgetOption, Fit, Section
 from engine.catalog import Catalog
 from engine.kinds.base import Builder
 from engine.lazyre import lazy
@@ -280,8 +280,31 @@ def card(b: Builder, name: str) -> Answer:
     card = b.cat.card_by_name[name]
     for code in card.caveats:
         b.caveat(f"card.{code}")
-    answer = Answer(kind="card", card=card_info(b.cat, card))
-    return b.finish(describe(b.voice, answer))
+    answer = describe(b.voice, Answer(kind="card", card=card_info(b.cat, card)))
+    count = next((c.count for c in b.q.cards if c.name == name), None)
+    if count is not None and count > 1:  # "4x a100 price": the set leads, the card follows
+        answer.sections.insert(0, Section(title="", lines=[answer.headline]))
+        answer.__dict__["headline"] = _set_line(b, card, count)
+    return b.finish(answer)
+
+
+def _set_line(b: Builder, card: Card, count: int) -> str:
+    """What ``count`` of the card costs as a set we rent, or which sets we rent instead."""
+    if count in card.set_sizes:
+        list_usd, pct, price = set_price(b.cat, card, count)
+        return b.t(
+            "card.set_price",
+            count=count,
+            card=card.name,
+            vram=b.gb(card.vram_gb * count),
+            price=b.usd(price),
+            list=b.usd(list_usd),
+            pct=b.num(pct),
+        )
+    if card.set_sizes:
+        sizes = ", ".join(str(n) for n in card.set_sizes)
+        return b.t("card.no_such_set", count=count, card=card.name, sizes=sizes)
+    return b.t("card.single_only", count=count, card=card.name)
 
 
 def cards(b: Builder) -> Answer:

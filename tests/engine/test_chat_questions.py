@@ -586,3 +586,20 @@ def test_the_lead_never_drops_far_below_the_edge_rung(cat: Catalog) -> None:
         first = next(o for o in f.options if o.fits)
         fixed = a.memory_gb["kv_cache"] + a.memory_gb["overhead"]  # the same on every rung
         assert f.best.total_gb - fixed >= LEAD_STEP * (first.total_gb - fixed) - 1e-9
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "said"),
+    [
+        ("price of 4x a100 per month", "en", "$3,643"),  # 4 x 990 x 0.92
+        ("8x h100 per month", "en", "$12,168"),  # 8 x 1690 x 0.90
+        ("cena 8x h100", "pl", "$12\u00a0168"),
+        ("3x a100 price", "en", "2, 4, 8"),
+        ("2x 4090 price", "en", "one card at a time"),
+    ],
+)
+def test_the_price_of_a_set_is_the_sets(cat: Catalog, text: str, lang: str, said: str) -> None:
+    a = ask(text, catalog=cat)
+    assert a.kind == "card" and a.lang == lang and a.card is not None
+    assert said in a.headline
+    assert a.card.monthly_usd in (990.0, 1690.0, 390.0)  # the card's own sheet still follows
