@@ -19,7 +19,7 @@ from engine.kinds.compare import compare as compare_kind
 from engine.kinds.fit import fit, limit
 from engine.kinds.fleet import budget, card, cards, what_fits
 from engine.kinds.sizing import sizing
-from engine.kinds.talk import clarify, faq, faq_index, help_answer, invalid_option
+from engine.kinds.talk import clarify, faq, faq_index, help_answer, invalid_option, wants_a_model
 from engine.lazyre import lazy
 from engine.models import Lang
 from engine.recommend import set_allowed, set_headroom_gb
@@ -249,7 +249,7 @@ def _dispatch(b: Builder) -> Answer:
             return clarify(b)
         if q.budget_usd is not None:
             return budget(b)
-        if q.cards and not _OWNS.search(q.text):
+        if q.cards and not _OWNS.search(q.text) and not wants_a_model(q.text.lower()):
             return card(b, q.cards[0].name)
         if q.cards and not q.model_words.split():  # "i have 2x 3090": what fits on mine
             return what_fits(b)

@@ -35,6 +35,7 @@ _STOP_WORDS = (
     "dev test testing cheap fast faster speed quality vision multimodal several multiple few "
     "kilka kilku paru hour hours hourly godzina godziny godzinę godzin wynająć wynajac wynajem "
     "single lol pls plz haha bro thanks thx have has had own owns owned i've ive we've "
-    "laptop desktop pc computer workstation graphics"
+    "laptop desktop pc computer workstation graphics kod kodu kodowania programowania "
+    "programowanie"
 )
 STOP_WORDS = frozenset(_STOP_WORDS.split())  # autocomplete reads them too

@@ -603,3 +603,39 @@ def test_the_price_of_a_set_is_the_sets(cat: Catalog, text: str, lang: str, said
     assert a.kind == "card" and a.lang == lang and a.card is not None
     assert said in a.headline
     assert a.card.monthly_usd in (990.0, 1690.0, 390.0)  # the card's own sheet still follows
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("can i run a good coding model locally?", "en"),
+        ("what model should i use?", "en"),
+        ("jaki model do kodu polecasz?", "pl"),
+        ("โมเดลอะไรดีสำหรับเขียนโค้ด", "th"),
+    ],
+)
+def test_a_model_wanted_without_hardware_asks_for_the_hardware(
+    cat: Catalog, text: str, lang: str
+) -> None:
+    a = ask(text, catalog=cat)
+    assert a.kind == "help" and a.lang == lang
+    assert a.headline == cat.messages[lang]["help.needs_hardware"]
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("coding model for a 4090", "RTX 4090"),
+        ("model do kodu na 4090", "RTX 4090"),
+        ("best model for a 3090", "RTX 3090"),
+        ("good model for my 3060", "RTX 3060 12GB"),
+    ],
+)
+def test_a_model_wanted_for_a_card_lists_what_fits_on_it(
+    cat: Catalog, text: str, label: str
+) -> None:
+    a = ask(text, catalog=cat)
+    assert a.kind == "capacity" and label in a.headline
+    if "kod" in text or "coding" in text:
+        ids = {o.model_id for o in a.budget}
+        assert ids and all("code" in cat.model_by_id[i].tasks for i in ids)
