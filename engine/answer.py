@@ -249,7 +249,7 @@ def _dispatch(b: Builder) -> Answer:
             return clarify(b)
         if q.budget_usd is not None:
             return budget(b)
-        if q.cards and not _OWNS.search(q.text) and not wants_a_model(q.text.lower()):
+        if q.cards and not (q.wants_fit or _OWNS.search(q.text) or wants_a_model(q.text.lower())):
             return card(b, q.cards[0].name)
         if q.cards and not q.model_words.split():  # "i have 2x 3090": what fits on mine
             return what_fits(b)

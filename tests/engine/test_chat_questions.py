@@ -639,3 +639,19 @@ def test_a_model_wanted_for_a_card_lists_what_fits_on_it(
     if "kod" in text or "coding" in text:
         ids = {o.model_id for o in a.budget}
         assert ids and all("code" in cat.model_by_id[i].tasks for i in ids)
+
+
+@pytest.mark.parametrize(
+    "text", ["does @everyone fit on a 4090?", "h100 fits?", "czy zmieści się na 4090?"]
+)
+def test_does_it_fit_with_nothing_to_size_lists_what_fits(cat: Catalog, text: str) -> None:
+    a = ask(text, catalog=cat)
+    assert a.kind == "capacity"
+    assert "@everyone" not in a.text
+
+
+def test_does_it_fit_after_a_question_checks_that_question(cat: Catalog) -> None:
+    from engine import context_of
+
+    a = ask("does it fit on an h100?", catalog=cat, previous=context_of(ask("70b int4")))
+    assert a.kind == "fit" and a.fit is not None and a.fit.card == "H100 SXM"
