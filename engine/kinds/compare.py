@@ -128,10 +128,7 @@ def verdict(v: Voice, items: list[Answer], names: list[str]) -> str:
         name = held[sizes.index(most)][1]
         return v.t("compare.verdict_capacity", big=_with_memory(v, name, most))
     if all(a.kind == "fit" and a.fit is not None for a in items):
-        yes = [n for a, n in zip(items, names, strict=True) if a.fit and a.fit.fits]
-        if yes:
-            return v.t("compare.verdict_fit", names=", ".join(yes))
-        return v.t("compare.verdict_fit_none")
+        return _fit_verdict(v, items, names)
     sized = [(a, n) for a, n in zip(items, names, strict=True) if a.memory_gb]
     if len(sized) < 2:
         return ""
@@ -153,6 +150,34 @@ def verdict(v: Voice, items: list[Answer], names: list[str]) -> str:
     key = "compare.verdict_same" if same and len(priced) == len(sized) else "compare.verdict_memory"
     where = pick.card if pick.count == 1 else f"{pick.count}× {pick.card}"
     return v.t(key, cheap=where, price=v.usd(pick.monthly_usd), **params)
+
+
+def _fit_verdict(v: Voice, items: list[Answer], names: list[str]) -> str:
+    """Which holds it as asked (and which with the most room), or, when none does, the best
+    each one runs: the comparison picks, it does not only list."""
+    fits = [(a.fit, n) for a, n in zip(items, names, strict=True) if a.fit and a.fit.fits]
+    rooms = {round(f.headroom_gb, 1) for f, _ in fits if f is not None}
+    if len(fits) == 1 or len(rooms) == 1:  # one, or the same room on each: no "most"
+        return v.t("compare.verdict_fit", names=", ".join(n for _, n in fits))
+    if fits:
+        most, name = max(fits, key=lambda x: x[0].headroom_gb)
+        return v.t(
+            "compare.verdict_fit_room",
+            names=", ".join(n for _, n in fits),
+            name=name,
+            headroom=v.room(most.headroom_gb),
+        )
+    parts = []
+    for a, n in zip(items, names, strict=True):
+        f = a.fit
+        assert f is not None
+        if f.best is not None:
+            prec, room = f.best.precision.upper(), v.room(f.best.headroom_gb)
+            parts.append(v.t("compare.best_at", name=n, prec=prec, headroom=room))
+        else:
+            lowest = f.options[-1].precision.upper() if f.options else "INT4"
+            parts.append(v.t("compare.best_none", name=n, prec=lowest))
+    return v.t("compare.verdict_fit_best", items="; ".join(parts))
 
 
 def item_notes(items: list[Answer], names: list[str]) -> list[Note]:

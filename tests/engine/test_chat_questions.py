@@ -655,3 +655,19 @@ def test_does_it_fit_after_a_question_checks_that_question(cat: Catalog) -> None
 
     a = ask("does it fit on an h100?", catalog=cat, previous=context_of(ask("70b int4")))
     assert a.kind == "fit" and a.fit is not None and a.fit.card == "H100 SXM"
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("qwen3 32b vs llama 3.3 70b on a 4090", ["Qwen3 32B in INT4", "Llama 3.3 70B not even"]),
+        ("qwen3 32b vs gemma 3 27b on a 4090 int4", ["the most room on Gemma 3 27B"]),
+        ("70b int4 on h100 vs a100", ["Holds it as asked: H100 SXM, A100 SXM."]),  # a tie
+    ],
+)
+def test_a_fit_comparison_picks(cat: Catalog, text: str, said: list[str]) -> None:
+    a = ask(text, catalog=cat)
+    assert a.kind == "compare"
+    for part in said:
+        assert part in a.headline
+    assert "each line below says" not in a.headline
