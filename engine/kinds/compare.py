@@ -174,9 +174,11 @@ def _fit_verdict(v: Voice, items: list[Answer], names: list[str]) -> str:
         if f.best is not None:
             prec, room = f.best.precision.upper(), v.room(f.best.headroom_gb)
             parts.append(v.t("compare.best_at", name=n, prec=prec, headroom=room))
-        else:
-            lowest = f.options[-1].precision.upper() if f.options else "INT4"
+        elif len(f.options) > 1:  # a ladder: even its lightest rung does not fit
+            lowest = f.options[-1].precision.upper()
             parts.append(v.t("compare.best_none", name=n, prec=lowest))
+        else:  # one way to run it (a training job): it does not fit
+            parts.append(v.t("compare.best_no", name=n))
     return v.t("compare.verdict_fit_best", items="; ".join(parts))
 
 

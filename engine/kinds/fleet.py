@@ -10,11 +10,20 @@ from typing import Any
 
 from engine.answer_types import Answer, BudgetOption, Fit, Section
 from engine.catalog import Catalog
+from engine.catalog_cache import per_catalog
 from engine.kinds.base import Builder
 from engine.lazyre import lazy
 from engine.limits import DEFAULT_CONTEXT
 from engine.models import Card, ModelSpec
-from engine.recommend import Workload, decode_for, recommend, set_allowed, set_price
+from engine.recommend import (
+    Workload,
+    decode_for,
+    fleet_sets,
+    recommend,
+    set_allowed,
+    set_headroom_gb,
+    set_price,
+)
 from engine.refs import card_info, model_ref
 from engine.sizing import inference, mixed_weights_gb
 from engine.text.blocks import describe
@@ -124,8 +133,19 @@ def budget(b: Builder) -> Answer:
     def firsts() -> Iterator[tuple[ServingRow, dict[str, Any] | None]]:
         for rows in by_rank(b.cat):  # each model's first row within the budget
             for r in rows:
-                if r.monthly_usd <= limit_usd and (r.code or not coding):
+                if coding and not r.code:
+                    break
+                if r.monthly_usd <= limit_usd:
                     yield r, None
+                    break
+                # the rule's pick is one dearer card; a budget may buy a set that holds it
+                alt = cheapest_set(b.cat, r)
+                if alt is not None and alt[2] <= limit_usd:
+                    card, count, price, tok = alt
+                    yield (
+                        r,
+                        {"card": card, "count": count, "monthly_usd": price, "decode_tok_s": tok},
+                    )
                     break
 
     b.assume("default_context", ctx=ctx_label(DEFAULT_CONTEXT))
@@ -133,6 +153,33 @@ def budget(b: Builder) -> Answer:
         b.assume("coding_only")
     answer = Answer(kind="budget", budget=best_per_size(b, firsts()), budget_usd=limit_usd)
     return b.finish(describe(b.voice, answer))
+
+
+def cheapest_set(cat: Catalog, r: ServingRow) -> tuple[str, int, float, float | None] | None:
+    """(card, count, price, decode ceiling) of the cheapest set of any size that serves the
+    row, single cards included; None when none does. Per catalog and row, made once."""
+    memo = _sets_by_row(cat)
+    key = (r.model_id, r.precision)
+    if key in memo:
+        return memo[key]
+    needs_fp8 = cat.precision_by_name[r.precision].needs_fp8
+    w = Workload(r.need_gb, "inference", needs_fp8, r.attention_heads, r.read_gb)
+    hit = None
+    for card, count, cap, price in fleet_sets(cat):  # cheapest first
+        if cap < r.need_gb or set_allowed(card, count, w) is not None:
+            continue
+        if set_headroom_gb(card, count, w) >= 0:
+            hit = (card.name, count, price, decode_for(card, count, r.read_gb))
+            break
+    memo[key] = hit
+    return hit
+
+
+@per_catalog
+def _sets_by_row(
+    cat: Catalog,
+) -> dict[tuple[str, str], tuple[str, int, float, float | None] | None]:
+    return {}
 
 
 def what_fits(b: Builder) -> Answer:

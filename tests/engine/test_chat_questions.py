@@ -671,3 +671,19 @@ def test_a_fit_comparison_picks(cat: Catalog, text: str, said: list[str]) -> Non
     for part in said:
         assert part in a.headline
     assert "each line below says" not in a.headline
+
+
+def test_a_budget_may_buy_a_set_where_the_rules_pick_is_one_dearer_card(cat: Catalog) -> None:
+    """gpt-oss-120b as released (67.6 GB): one A100 at $990, or two A40s at $456."""
+    a = ask("best model under $500/month", catalog=cat)
+    rows = {o.model_id: o for o in a.budget}
+    oss = rows["gpt-oss-120b"]
+    assert (oss.card, oss.count, oss.precision) == ("A40", 2, "mxfp4")
+    assert oss.monthly_usd == pytest.approx(2 * 240 * 0.95)
+    for o in a.budget:
+        assert o.monthly_usd <= 500
+        card = cat.card_by_name[o.card]
+        assert card.vram_gb * o.count >= o.need_gb
+        assert o.count == 1 or o.count in card.set_sizes
+    coding = ask("best model under $500/month for coding", catalog=cat)
+    assert coding.budget and all("code" in cat.model_by_id[o.model_id].tasks for o in coding.budget)
