@@ -53,6 +53,7 @@ CANDIDATE_BUDGET = 64  # names scored, shared among the query's words (shortest 
 ALL_WORDS_CANDIDATES = 128  # names holding every query word, scored when this few
 SIZE_CLOSENESS = 100.0  # points off per 100% size difference within the 5% tolerance
 RELEASE_TAG = lazy(r"\d{4}")
+_NO_SCORE = (0.0, False, False)
 
 
 class _Ranked(NamedTuple):
@@ -83,16 +84,17 @@ def _rank(index: ModelIndex, key: str, size_b: float | None) -> tuple[_Ranked, .
         for v, _ in matches:
             if weight[v] == 1.0:  # not a version: "3.1" or "7" alone would list half the catalog
                 candidates.update(postings[v][:per_word])
+        if not matches:  # a word no name holds narrows nothing
+            continue
         if len(matches) == 1:  # the one word's names, no copy
             holding: frozenset[int] | set[int] = posting_sets[matches[0][0]]
         else:
             holding = set().union(*(posting_sets[v] for v, _ in matches))
-        if matches:
-            common = holding if common is None else common & holding
+        common = holding if common is None else common & holding
     if common is not None and len(common) <= ALL_WORDS_CANDIDATES:
         candidates |= common
     best = _score_all(index, tuple(qinfo), candidates)
-    top = max((s[0] for s in best.values()), default=0.0)
+    top = max(best.values(), default=_NO_SCORE)[0]  # the tuples order by their score first
     joined = "".join(qtoks)
     if top < ACCEPT and len(joined) >= 4:
         # Glued names: "deepseekr1", "codellama", "mistralnemo" (one slip: not "magistralsmall").

@@ -94,10 +94,13 @@ _FILE_EXTENSION = lazy(r"\.(?:gguf|ggml|safetensors|bin|pt|pth|onnx)\b")
 _HELP_HEADS = "/?hspcdชส"
 
 
-# Each TASKS rule with its own gate bit, in TASKS order.
-_TASK_RULES = tuple(
-    (bit, rx, task, generic) for (_, rx, task, generic), bit in zip(TASKS, HAS_TASKS, strict=True)
-)
+# Each TASKS rule by its own gate bit; the bits rise in TASKS order, so reading a text's bits
+# lowest first tries its rules in that order, and only those whose hint the text holds.
+_TASK_RULES = {
+    bit: (rx, task, generic) for (_, rx, task, generic), bit in zip(TASKS, HAS_TASKS, strict=True)
+}
+_TASK_BITS = sum(HAS_TASKS)
+assert list(_TASK_RULES) == sorted(_TASK_RULES)
 
 
 def _as_typed(raw: str, ident: str) -> str:
@@ -308,8 +311,12 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     if digits:
         s, size_neighbor = read_numbers(q, s, pats, flags)
 
-    for bit, rx, task, generic in _TASK_RULES if flags & HAS_TASK else ():
-        if flags & bit and rx.search(s):
+    told = flags & _TASK_BITS if flags & HAS_TASK else 0
+    while told:
+        bit = told & -told  # the lowest rule left
+        told ^= bit
+        rx, task, generic = _TASK_RULES[bit]
+        if rx.search(s):
             if q.task is None:
                 q.task, q.task_generic = task, generic
             s = rx.sub(" ", s)  # "dostrajanie lora": the method names the task, both words go
