@@ -45,6 +45,22 @@ class Pasted:
     error: str | None  # "config_malformed" or "config_missing"
     missing: tuple[str, ...]
     span: tuple[int, int]  # where the paste is in the lowered text, to cut it out
+    guessed: tuple[str, ...] = ()  # keys the paste left out, sized with a stated default
+
+
+# The keys a shape is sized without, each with the default it then takes: said back with the
+# answer, so a partial paste is never sized on a silent guess.
+_DEFAULTED = (
+    ("num_key_value_heads", ("num_key_value_heads", "num_kv_heads")),
+    ("intermediate_size", ("intermediate_size", "ffn_dim", "moe_intermediate_size")),
+    ("vocab_size", ("vocab_size",)),
+    ("max_position_embeddings", ("max_position_embeddings", "seq_length")),
+)
+
+
+def guessed_keys(d: dict[str, Any]) -> tuple[str, ...]:
+    """The keys of ``_DEFAULTED`` the paste does not give."""
+    return tuple(name for name, keys in _DEFAULTED if all(_int(d, k) is None for k in keys))
 
 
 def _value(text: str) -> Any:
@@ -250,4 +266,4 @@ def read_config(low: str) -> Pasted | None:
         return Pasted(None, None, "config_malformed", (), (start, end))
     if spec.kv_heads > spec.attention_heads or spec.attention_heads % spec.kv_heads:
         return Pasted(None, None, "config_malformed", ("num_key_value_heads",), (start, end))
-    return Pasted(spec, precision_of_config(d), None, (), (start, end))
+    return Pasted(spec, precision_of_config(d), None, (), (start, end), guessed_keys(d))

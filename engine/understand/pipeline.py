@@ -114,7 +114,7 @@ def _read_paste(q: Query, s: str) -> str:
     pasted = read_config(s)
     if pasted is None:
         return s
-    q.pasted, q.config_error = pasted.spec, pasted.error
+    q.pasted, q.config_error, q.pasted_guessed = pasted.spec, pasted.error, pasted.guessed
     if pasted.missing and pasted.error:
         q.config_error = pasted.error + ":" + ",".join(pasted.missing)
     q.precision = pasted.precision

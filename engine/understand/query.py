@@ -60,6 +60,7 @@ class Query:
     other_money: str | None = None  # an amount in a currency we do not price in ("2 000 zł")
     pasted: ModelSpec | None = None  # a shape read from a pasted config.json (not the catalog)
     config_error: str | None = None  # why a pasted config.json could not be read
+    pasted_guessed: tuple[str, ...] = ()  # the paste's keys sized with a default
     shape: dict[str, int] = field(default_factory=dict)  # "80 layers, 8 kv heads" said inline
     alternatives: list[Query] = field(default_factory=list)  # "X vs Y": one query each
 
