@@ -54,6 +54,9 @@ _OWNS = lazy(
 )
 
 _FAQ_INDEX = lazy(r"^\s*/?(?:faq|pytania|czesto zadawane|คำถามที่พบบ่อย)\s*[?!.]*\s*$", re.I)
+# What _FAQ_INDEX can start with after the spaces (no other character folds to these under
+# re.I, and str.lstrip strips exactly what \s matches): most texts skip the pattern.
+_FAQ_FIRST = frozenset("/fFpPcCค")
 
 
 @lru_cache(maxsize=1)
@@ -217,7 +220,7 @@ def _dispatch(b: Builder) -> Answer:
         return compare_kind(b, _dispatch)
     if q.wants_cards and not subject:
         return cards(b)
-    if _FAQ_INDEX.match(q.text):
+    if q.text.lstrip()[:1] in _FAQ_FIRST and _FAQ_INDEX.match(q.text):
         return faq_index(b)
     if q.wants_what_fits and not subject:
         return what_fits(b)

@@ -198,7 +198,7 @@ def build_request(b: Builder) -> tuple[Request, ModelNote | None] | None:
     precision = q.precision or (base.precision if base and base.task == task else None)
     if task in LORA_BASE_PRECISION:
         if q.precision and q.precision != LORA_BASE_PRECISION[task]:
-            b.caveat("training_precision", base=LORA_BASE_PRECISION[task].upper())
+            b.caveat_fixed("training_precision", base=LORA_BASE_PRECISION[task].upper())
         precision = LORA_BASE_PRECISION[task]
     elif task == "full":
         precision = "bf16"
@@ -211,9 +211,9 @@ def build_request(b: Builder) -> tuple[Request, ModelNote | None] | None:
     if ctx is None:
         ctx = default_ctx
         if training_task:
-            b.assume("ft_defaults", seq=b.num(FT_SEQ_TOKENS))
+            b.assume_fixed("ft_defaults", seq=b.num(FT_SEQ_TOKENS))
         else:
-            b.assume("default_context", ctx=_DEFAULT_CTX)
+            b.assume_fixed("default_context", ctx=_DEFAULT_CTX)
     # clamp_context and clamp_batch, written out: the counts are ints already (else int())
     ctx = ctx if ctx.__class__ is int else int(ctx)
     if ctx > MAX_CONTEXT_TOKENS:

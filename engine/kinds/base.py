@@ -69,6 +69,9 @@ class Builder:
             if n.code == code:
                 return
         key = key or "caveat." + code
+        if not params:  # a text of the language alone: one note per voice, shared
+            self.caveats.append(self.fixed_note(code, key))
+            return
         try:  # Voice.t, inline: the keywords are already a dict
             text = self.voice.pct[key] % params
         except KeyError:
@@ -80,11 +83,40 @@ class Builder:
             if n.code == code:
                 return
         key = "assume." + code
+        if not params:  # as caveat: one note per voice
+            self.assumptions.append(self.fixed_note(code, key))
+            return
         try:  # Voice.t, inline (as caveat)
             text = self.voice.pct[key] % params
         except KeyError:
             text = self.voice.t_slow(key, params)
         self.assumptions.append(_note(code, text))
+
+    def fixed_note(self, code: str, key: str, **params: Any) -> Note:
+        """The note ``code`` worded by ``key`` with ``params`` that never change within a
+        language (none, or constants such as the default context's label): written on its
+        first use and kept in the voice's table of texts made once (notes are immutable, so
+        every answer may hold the same one)."""
+        made = self.voice.made
+        memo = ("note", code, key, *params.items()) if params else key
+        note: Note | None = made.get(memo)
+        if note is None or note.code != code:
+            note = made[memo] = _note(code, self.voice.t(key, **params))
+        return note
+
+    def caveat_fixed(self, code: str, **params: Any) -> None:
+        """``caveat`` for values that never change within a language (``fixed_note``)."""
+        for n in self.caveats:
+            if n.code == code:
+                return
+        self.caveats.append(self.fixed_note(code, "caveat." + code, **params))
+
+    def assume_fixed(self, code: str, **params: Any) -> None:
+        """``assume`` for values that never change within a language (``fixed_note``)."""
+        for n in self.assumptions:
+            if n.code == code:
+                return
+        self.assumptions.append(self.fixed_note(code, "assume." + code, **params))
 
     def finish(self, answer: Answer) -> Answer:
         """Attach notes and the plain text every platform can fall back to."""
