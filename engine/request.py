@@ -173,6 +173,8 @@ def build_request(b: Builder) -> tuple[Request, ModelNote | None] | None:
     note: ModelNote | None = None
     if q.pasted is not None:
         ref = model_ref(q.pasted).model_copy(update={"id": None})  # never a catalog id
+        if q.pasted_guessed:  # a partial paste: the defaults it was sized with are said
+            note = ("config_guessed", {"keys": ", ".join(q.pasted_guessed)})
     elif q.model is not None:
         ref = model_ref(q.model)
         if q.others:

@@ -687,3 +687,19 @@ def test_a_budget_may_buy_a_set_where_the_rules_pick_is_one_dearer_card(cat: Cat
         assert o.count == 1 or o.count in card.set_sizes
     coding = ask("best model under $500/month for coding", catalog=cat)
     assert coding.budget and all("code" in cat.model_by_id[o.model_id].tasks for o in coding.budget)
+
+
+def test_a_partial_config_paste_says_what_it_assumed(cat: Catalog) -> None:
+    part = '{"num_hidden_layers": 64, "num_attention_heads": 64, "num_key_value_heads": 8, "hidden_size": 5120}'
+    a = ask(part, catalog=cat)
+    assert a.kind == "sizing"
+    (note,) = [n for n in a.assumptions if n.code == "config_guessed"]
+    for key in ("intermediate_size", "vocab_size", "max_position_embeddings"):
+        assert key in note.text
+    assert "num_key_value_heads" not in note.text  # given, so not assumed
+    whole = (
+        '{"num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, '
+        '"hidden_size": 4096, "intermediate_size": 14336, "vocab_size": 128256, '
+        '"max_position_embeddings": 131072}'
+    )
+    assert not [n for n in ask(whole, catalog=cat).assumptions if n.code == "config_guessed"]
