@@ -298,12 +298,21 @@ class Builder:
                 return name, pick.count
         return name, self.cat.card_by_name[name].min_count
 
+    def served_by_vllm(self, req: Request) -> bool:
+        """vLLM's 90% default concerns serving, not a training job or a GGUF file (llama.cpp
+        and Ollama take no such share)."""
+        if req.task != "inference":
+            return False
+        p = self.cat.precision_by_name.get(req.precision)
+        return p is None or not p.gguf
+
     def pick_notes(self, pick: Pick, req: Request) -> None:
         card = self.cat.card_by_name[pick.card]
         if pick.tight:
             self.tight_note(pick.headroom_gb, pick.count, req.task)
         need = card.vram_gb * pick.count - pick.headroom_gb
-        self.edge_note(card.vram_gb * pick.count, pick.headroom_gb, need, self.needs_fp8(req))
+        if self.served_by_vllm(req):
+            self.edge_note(card.vram_gb * pick.count, pick.headroom_gb, need, self.needs_fp8(req))
         for code in card.caveats:
             self.caveat(f"card.{code}")
         if pick.count > 1:

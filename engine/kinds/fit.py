@@ -157,7 +157,7 @@ def fit(b: Builder, req: Request) -> Answer:
     if first is not None:
         if first.tight:
             b.tight_note(first.headroom_gb, first.count, req.task)
-        if first.fits:
+        if first.fits and b.served_by_vllm(req):
             b.edge_note(first.vram_gb or 0.0, first.headroom_gb, bd.total, w.needs_fp8)
         rental = first.rental
         if (

@@ -703,3 +703,16 @@ def test_a_partial_config_paste_says_what_it_assumed(cat: Catalog) -> None:
         '"max_position_embeddings": 131072}'
     )
     assert not [n for n in ask(whole, catalog=cat).assumptions if n.code == "config_guessed"]
+
+
+@pytest.mark.parametrize(
+    ("text", "vllm"),
+    [
+        ("gpt-oss-20b on a 16gb card", True),  # served at the edge: vLLM's 90% matters
+        ("qlora 34b", False),  # a training job
+        ("llama 3.1 70b q4_k_m on 2x 3090", False),  # a GGUF file: llama.cpp, Ollama
+    ],
+)
+def test_the_vllm_share_is_said_for_serving_only(cat: Catalog, text: str, vllm: bool) -> None:
+    a = ask(text, catalog=cat)
+    assert any(n.code == "vllm_headroom" for n in a.caveats) is vllm
