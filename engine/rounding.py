@@ -137,12 +137,20 @@ class NumberMemo(dict[float, str]):
         if len(self) >= _MEMO_SIZE:  # remember(), inline
             self.clear()
         t = value * self.scale
-        if 0.0 < t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6 and value < 999.0:  # text(), inline
-            text = self.plain % value
-            if self.zeros and text.endswith(self.zeros):
-                text = text[: -self.decimals - 1]
-            if self.point is not None:
-                text = text.replace(".", self.point)
+        if 0.0 < t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:  # text(), inline
+            if value < 999.0:
+                text = self.plain % value
+                if self.zeros and text.endswith(self.zeros):
+                    text = text[: -self.decimals - 1]
+                if self.point is not None:
+                    text = text.replace(".", self.point)
+            else:
+                text = format(value, self.grouped)
+                if self.zeros and text.endswith(self.zeros):
+                    text = text[: -self.decimals - 1]
+                if self.marks is not None:
+                    group, point = self.marks
+                    text = text.replace(",", "\0").replace(".", point).replace("\0", group)
         else:
             text = self.text(value)
         self[value] = text
@@ -166,6 +174,16 @@ class GbMemo(dict[float, str]):
     def __missing__(self, value: float) -> str:
         if len(self) >= _MEMO_SIZE:
             self.clear()
+        if 0.0 < value < 100.0:  # make()'s one-decimal float path, inline (nearly every GB)
+            t = value * 10.0
+            if abs(t % 1.0 - 0.5) > 1e-6:
+                text = _ONE % value
+                if text.endswith(".0"):
+                    text = text[:-2]
+                elif self.point is not None:
+                    text = text.replace(".", self.point)
+                self[value] = text
+                return text
         text = self[value] = self.make(value)
         return text
 
@@ -196,8 +214,18 @@ class RoomMemo(GbMemo):
             self.clear()
         if 0 < value < 0.05:
             text = self[value] = "<" + fmt_num(0.1, 1, self.lang)
-        else:
-            text = self[value] = self.make(value)
+            return text
+        if 0.0 < value < 100.0:  # as GbMemo's miss: make()'s one-decimal float path, inline
+            t = value * 10.0
+            if abs(t % 1.0 - 0.5) > 1e-6:
+                text = _ONE % value
+                if text.endswith(".0"):
+                    text = text[:-2]
+                elif self.point is not None:
+                    text = text.replace(".", self.point)
+                self[value] = text
+                return text
+        text = self[value] = self.make(value)
         return text
 
 
