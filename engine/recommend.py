@@ -103,8 +103,19 @@ def decode_for(
     split by layers reads each card's share in turn, so one card's bandwidth sets the pace."""
     if not weights_read_gb:
         return None
-    lanes = 1 if layer_split else count
+    lanes = 1 if layer_split else min(count, NODE_CARDS)
     return decode_ceiling_tok_s(card.bandwidth_gbps * lanes, weights_read_gb)
+
+
+# One server's cards (cards.yaml cluster.cards_per_node): tensor parallelism stays inside a
+# node; a set of more nodes splits the layers between them, so a single stream pools one
+# node's bandwidth, the nodes taking their turns (16x H100: 8 cards' bandwidth, not 16).
+NODE_CARDS = 8
+
+
+def stream_bandwidth_gbps(set_gbps: float, count: int) -> float:
+    """The bandwidth one stream pools from a tensor-parallel set of ``count`` cards."""
+    return set_gbps if count <= NODE_CARDS else set_gbps * NODE_CARDS / count
 
 
 def make_pick(
@@ -162,7 +173,7 @@ def _pick_row(catalog: Catalog, card: Card, count: int) -> _PickRow:
         "precision": None,
         "need_gb": None,
     }
-    return card, fixed, card.bandwidth_gbps * 1, card.bandwidth_gbps * count
+    return card, fixed, card.bandwidth_gbps * 1, card.bandwidth_gbps * min(count, NODE_CARDS)
 
 
 def set_allowed(card: Card, count: int, w: Workload) -> str | None:

@@ -21,7 +21,12 @@ from engine.kinds.hardware import (
 )
 from engine.kinds.probe import CTX_STEP, Probe, context_cap, max_context, max_users, probe
 from engine.kinds.rungs import LADDER, Rung, rung_request, rungs
-from engine.recommend import TIGHT_PER_CARD_GB, TIGHT_SINGLE_GB, kv_extra_gb
+from engine.recommend import (
+    TIGHT_PER_CARD_GB,
+    TIGHT_SINGLE_GB,
+    kv_extra_gb,
+    stream_bandwidth_gbps,
+)
 from engine.sizing import OVERHEAD_GB, kv_cache_gb
 
 __all__ = [  # the hardware helpers and the limit searches are reached through this module too
@@ -115,7 +120,7 @@ def ladder_options(
             if best_at is None:
                 best_at = len(options)
             if bw is not None:
-                dec = (bw / count if split else bw) / read
+                dec = (bw / count if split else stream_bandwidth_gbps(bw, count)) / read
         shown.append(g)
         o = _new(FitOption)  # numbers computed here, floats already: nothing to coerce
         d = o.__dict__  # stored key by key, in field order: no keyword dict per option
@@ -165,6 +170,8 @@ def decode(b: Builder, hw: Hardware, req: Request) -> tuple[float | None, float 
         return None, None
     if b.layer_split(req):  # llama.cpp reads the cards' layers one after another
         bw /= hw.count
+    else:
+        bw = stream_bandwidth_gbps(bw, hw.count)
     read = native.read_per_token_gb(b.cat, req)
     kv = b.breakdown(req).parts["kv_cache"]  # kv_cache_gb of this request
     lower = bw / (read + kv) if kv > KV_READ_SHARE * read else None
@@ -176,8 +183,7 @@ def rung_decode(hw: Hardware, g: Rung) -> tuple[float | None, float | None]:
     bw = hw.bandwidth_gbps
     if bw is None:
         return None, None
-    if g.split:
-        bw /= hw.count
+    bw = bw / hw.count if g.split else stream_bandwidth_gbps(bw, hw.count)
     read, kv = g.read, g.kv
     return bw / read, (bw / (read + kv) if kv > KV_READ_SHARE * read else None)
 
@@ -187,8 +193,7 @@ def ceiling(b: Builder, hw: Hardware, req: Request) -> float | None:
     bw = hw.bandwidth_gbps
     if bw is None or req.task != "inference" or req.model is None:
         return None
-    if b.layer_split(req):
-        bw /= hw.count
+    bw = bw / hw.count if b.layer_split(req) else stream_bandwidth_gbps(bw, hw.count)
     return bw / native.read_per_token_gb(b.cat, req)
 
 

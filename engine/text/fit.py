@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from engine.answer_types import Answer, Fit, FitChange, Request
 from engine.native import VLLM_DEFAULT_SHARE
+from engine.recommend import NODE_CARDS
 from engine.text.formulas import math_lines
 from engine.text.labels import alternatives_section, fit_line, memory_lines, pick_line
 from engine.text.labels import request_label as _request_label
@@ -152,6 +153,10 @@ def speed_lines(v: Voice, f: Fit) -> list[str]:
         line = fill["decode.line_layers:tok,count"]((tok, f.count))
     elif f.link_gbps is None:  # an owned set: the link between the cards is not known
         line = fill["decode.line_set_plain:tok,count"]((tok, f.count))
+    elif f.count > NODE_CARDS:  # nodes take their turns: one node's bandwidth per stream
+        line = fill["decode.line_nodes:tok,count,node,link"](
+            (tok, f.count, NODE_CARDS, v.link(f.interconnect))
+        )
     else:
         line = fill["decode.line_set:tok,count,link,gbps"](
             (tok, f.count, v.link(f.interconnect), num[f.link_gbps or 0])
@@ -171,7 +176,9 @@ def owned_lines(v: Voice, f: Fit, req: Request) -> list[str]:
     if f.count > 1 and holds and rented:
         heads = req.model.attention_heads
         spec = (
-            "fit.owned_tp:hw,heads,link,gbps"
+            "fit.owned_nodes:hw,heads,link,gbps"
+            if f.count > NODE_CARDS
+            else "fit.owned_tp:hw,heads,link,gbps"
             if heads % f.count == 0
             else "fit.owned_layers:hw,heads,link,gbps"
         )

@@ -716,3 +716,16 @@ def test_a_partial_config_paste_says_what_it_assumed(cat: Catalog) -> None:
 def test_the_vllm_share_is_said_for_serving_only(cat: Catalog, text: str, vllm: bool) -> None:
     a = ask(text, catalog=cat)
     assert any(n.code == "vllm_headroom" for n in a.caveats) is vllm
+
+
+def test_past_one_node_a_stream_pools_one_nodes_bandwidth(cat: Catalog) -> None:
+    """16x H100 is two servers: tensor parallel inside each, the layers split between them."""
+    from engine.recommend import NODE_CARDS
+
+    assert cat.fleet.cluster.cards_per_node == NODE_CARDS
+    eight = ask("deepseek v3 on 8x h200", catalog=cat).fit
+    sixteen = ask("deepseek v3 on 16x h200", catalog=cat).fit
+    assert eight is not None and sixteen is not None and eight.fits and sixteen.fits
+    assert sixteen.decode_tok_s == pytest.approx(eight.decode_tok_s)  # not twice as fast
+    a = ask("how many h100 for deepseek v3", catalog=cat)
+    assert "more than one server" in a.text and "one node's bandwidth" in a.text
