@@ -93,5 +93,6 @@ def context_to_json(ctx: Context) -> str:
 def context_from_json(text: str) -> Context:
     raw = json.loads(text)
     vram = raw.get("vram_gb")  # absent from contexts stored before it was kept
-    vram_gb = float(vram) if isinstance(vram, int | float) and vram > 0 else None
+    ok = isinstance(vram, int | float) and not isinstance(vram, bool) and vram > 0
+    vram_gb = float(vram) if ok else None
     return Context(Request.model_validate(raw["request"]), raw.get("pick"), None, vram_gb)

@@ -53,6 +53,17 @@ _OWNS = lazy(
     re.I,
 )
 
+# Asked about the card itself, though it is one's own: "what's the bandwidth of my 4090?"
+_ABOUT_CARD = lazy(
+    r"\b(?:bandwidth|fast|speed|fp8|support\w*|question|memory|price|cost|specs?|hour\w*"
+    r"|przepustowo\w*|szybk\w*|pytanie|wspiera\w*|obsługuje)\b|แบนด์วิดท์|ความเร็ว|คำถาม"
+)
+# A follow-up asking what to rent: the fleet's pick, not the last plain amount
+_RENTING = lazy(
+    r"\b(?:rent\w*|cheapest|recommend\w*|(?:which|what) (?:card|gpu)s?|wynaj\w*|najtańsz\w*"
+    r"|najtansz\w*|jak(?:a|ą|iej) kart\w*)\b|เช่า"
+)
+
 _FAQ_INDEX = lazy(r"^\s*/?(?:faq|pytania|czesto zadawane|คำถามที่พบบ่อย)\s*[?!.]*\s*$", re.I)
 # What _FAQ_INDEX can start with after the spaces (no other character folds to these under
 # re.I, and str.lstrip strips exactly what \s matches): most texts skip the pattern.
@@ -182,10 +193,11 @@ def context_of(answer: Answer) -> Context | None:
 
 
 def _keep_amount(q: Query, vram_gb: float) -> None:
-    """A follow-up that names no hardware ("and at 32k?") stays on the last plain amount."""
-    if q.cards or q.owned or q.count is not None:
+    """A follow-up that names no hardware ("and at 32k?") stays on the last plain amount;
+    one that asks what to rent ("which card do i need at 32k?") leaves it."""
+    if q.cards or q.owned or q.count is not None or _RENTING.search(q.text.lower()):
         return
-    if (q.followup or not q.has_subject) and (q.has_modifier or q.followup or q.has_subject):
+    if q.followup or (not q.has_subject and q.has_modifier):
         q.vram_gb = vram_gb
 
 
@@ -252,10 +264,13 @@ def _dispatch(b: Builder) -> Answer:
             return clarify(b)
         if q.budget_usd is not None:
             return budget(b)
-        if q.cards and not (q.wants_fit or _OWNS.search(q.text) or wants_a_model(q.text.lower())):
+        if q.cards:  # the card's sheet, unless what runs on it is asked ("i have 2x 3090")
+            low = q.text.lower()
+            mine = _OWNS.search(low) is not None and not q.wants_card_info
+            runs = q.wants_fit or wants_a_model(low) or (mine and not _ABOUT_CARD.search(low))
+            if runs and not q.model_words.split():
+                return what_fits(b)
             return card(b, q.cards[0].name)
-        if q.cards and not q.model_words.split():  # "i have 2x 3090": what fits on mine
-            return what_fits(b)
         if (q.owned or q.vram_gb) and not q.model_words.split():  # "rtx 4060 ti", "128gb"
             return what_fits(b)
         return help_answer(b, not_understood=True)

@@ -29,6 +29,7 @@ from engine.sizing import FT_SEQ_TOKENS, LORA_BASE_PRECISION
 from engine.text.voice import ctx_label
 from engine.understand import CardAsk, Query
 from engine.understand.catalog_words import catalog_words
+from engine.understand.config_paste import DEFAULTS
 from engine.understand.patterns import PRECISION_SEPARATORS
 
 ModelNote = tuple[str, dict[str, Any]]  # an assumption about the model: code and its values
@@ -174,7 +175,8 @@ def build_request(b: Builder) -> tuple[Request, ModelNote | None] | None:
     if q.pasted is not None:
         ref = model_ref(q.pasted).model_copy(update={"id": None})  # never a catalog id
         if q.pasted_guessed:  # a partial paste: the defaults it was sized with are said
-            note = ("config_guessed", {"keys": ", ".join(q.pasted_guessed)})
+            said = ", ".join(DEFAULTS[k] for k in q.pasted_guessed)
+            note = ("config_guessed", {"keys": ", ".join(q.pasted_guessed), "defaults": said})
     elif q.model is not None:
         ref = model_ref(q.model)
         if q.others:

@@ -84,12 +84,15 @@ def roomier(v: Voice, f: Fit) -> str:
     that has room; else, when the best rung leaves vLLM less than its 10%, the next rung
     that leaves more."""
     assert f.best is not None
+    edge = None  # of the rungs passed over, the lightest: the one a step above the lead
     for o in f.options:
         if o.precision == f.best.precision:
             break
-        if o.fits:  # passed over for the lead: said, never hidden
-            line = v.fill["ladder.edge:prec,total,headroom"]
-            return " " + line((o.precision.upper(), v.gbs[o.total_gb], v.rooms[o.headroom_gb]))
+        if o.fits and (edge is None or o.total_gb < edge.total_gb):  # FP8 before INT8
+            edge = o
+    if edge is not None:  # passed over for the lead: said, never hidden
+        line = v.fill["ladder.edge:prec,total,headroom"]
+        return " " + line((edge.precision.upper(), v.gbs[edge.total_gb], v.rooms[edge.headroom_gb]))
     cap = f.vram_gb or 0
     if f.best.headroom_gb >= cap * VLLM_DEFAULT_SHARE:
         return ""
@@ -176,14 +179,16 @@ def owned_lines(v: Voice, f: Fit, req: Request) -> list[str]:
     if f.count > 1 and holds and rented:
         heads = req.model.attention_heads
         spec = (
-            "fit.owned_nodes:hw,heads,link,gbps"
-            if f.count > NODE_CARDS
-            else "fit.owned_tp:hw,heads,link,gbps"
+            "fit.owned_tp:hw,heads,link,gbps"
             if heads % f.count == 0
             else "fit.owned_layers:hw,heads,link,gbps"
         )
         link, gbps = v.link(f.interconnect), v.nums[0][f.link_gbps or 0]
-        out.append(fill[spec]((hw_label(f), heads, link, gbps)))
+        if f.count > NODE_CARDS:  # more than one server
+            line = fill["fit.owned_nodes:hw,link,gbps,node"]((hw_label(f), link, gbps, NODE_CARDS))
+        else:
+            line = fill[spec]((hw_label(f), heads, link, gbps))
+        out.append(line)
     if rented:
         out.append(fill["fit.not_offered:hw"]((hw_label(f),)))
     if (mine := cat.owned_by_name.get(f.card)) is not None:  # never rented: physics only

@@ -52,10 +52,17 @@ class Pasted:
 # answer, so a partial paste is never sized on a silent guess.
 _DEFAULTED = (
     ("num_key_value_heads", ("num_key_value_heads", "num_kv_heads")),
-    ("intermediate_size", ("intermediate_size", "ffn_dim", "moe_intermediate_size")),
+    ("intermediate_size", ("intermediate_size", "ffn_dim")),
     ("vocab_size", ("vocab_size",)),
     ("max_position_embeddings", ("max_position_embeddings", "seq_length")),
 )
+# Each left-out key's stand-in, as ``_spec`` applies it (said back in the config's own terms)
+DEFAULTS = {
+    "num_key_value_heads": "num_key_value_heads = num_attention_heads",
+    "intermediate_size": "intermediate_size = 4 × hidden_size",
+    "vocab_size": "vocab_size = 32000",
+    "max_position_embeddings": "max_position_embeddings = 1048576",
+}
 
 
 def guessed_keys(d: dict[str, Any]) -> tuple[str, ...]:

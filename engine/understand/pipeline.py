@@ -83,6 +83,7 @@ from engine.understand.patterns import (
 )
 from engine.understand.query import CardAsk, Query
 from engine.understand.slots import bound, cut, money, read_numbers, read_shape, size_from
+from engine.understand.stop_words import chat_words
 
 # "what's", "i'm", "don't": the apostrophe must not leave a stray "s" for the model name.
 _CONTRACTION = lazy(r"(?<=[a-z])'(?:s|re|m|ll|d|ve)\b|(?<=[a-z])n't\b")
@@ -276,7 +277,9 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         and ("/" in s or ":" in s or ("-" in s and IDENT_DASHED.search(s) is not None))
         and (m := IDENT.search(s))
     ):
-        idents.append(m.group(0))
+        ident = m.group(0)
+        if not chat_words(ident):  # "usd/month", "w/o": words, not a model's id
+            idents.append(ident)
         s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
 
     if digits and "x" in s and (m := MOE_SIZE.search(s)):

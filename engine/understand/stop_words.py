@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from engine.lazyre import lazy
+
 # Words that are never part of a model name (suggest.py reads this set too).
 _STOP_WORDS = (
     "how much many vram memory gpu gpus need needed needs do does i you we my to for run "
@@ -39,3 +41,12 @@ _STOP_WORDS = (
     "programowanie"
 )
 STOP_WORDS = frozenset(_STOP_WORDS.split())  # autocomplete reads them too
+
+
+def chat_words(ident: str) -> bool:
+    """Whether every piece of an id-like token is a word no model name holds ("usd/month")."""
+    pieces = [p for p in _ID_PIECES.split(ident) if p]
+    return bool(pieces) and all(p in STOP_WORDS for p in pieces)
+
+
+_ID_PIECES = lazy(r"[-:/_.\s]+")
