@@ -7,9 +7,11 @@ gets); this module only labels them by what differs and says which one wins.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 from engine.answer_types import Answer, Note, Section
 from engine.kinds.base import Builder
+from engine.recommend import set_price, stream_bandwidth_gbps
 from engine.text.labels import model_label, request_label
 from engine.text.voice import Voice, ctx_label, precision_label
 
@@ -62,16 +64,44 @@ def _with_memory(v: Voice, label: str, vram_gb: float | None) -> str:
     return label if label == amount else f"{label} ({amount})"
 
 
-def row(v: Voice, a: Answer, label: str) -> str:
+class CardSet(NamedTuple):
+    """A compared card as asked: one card, or a set of them ("2x h100 or 1x h200")."""
+
+    label: str
+    vram_gb: float
+    bandwidth_gbps: float  # what one stream pools (tensor parallel within a node)
+    monthly_usd: float | None  # None: a set we do not rent
+
+
+def card_set(v: Voice, a: Answer, count: int | None) -> CardSet:
+    c = a.card
+    assert c is not None
+    n = count or 1
+    if n == 1:
+        return CardSet(c.name, c.vram_gb, c.bandwidth_gbps, c.monthly_usd)
+    card = v.cat.card_by_name[c.name]
+    price = set_price(v.cat, card, n)[2] if n in card.set_sizes else None
+    bw = stream_bandwidth_gbps(c.bandwidth_gbps * n, n)
+    return CardSet(f"{n}× {c.name}", c.vram_gb * n, bw, price)
+
+
+def row(v: Voice, a: Answer, label: str, count: int | None = None) -> str:
     if a.kind == "card" and a.card is not None:
-        c = a.card
+        c = card_set(v, a, count)
+        if c.monthly_usd is None:
+            return v.t(
+                "compare.row_card_unrented",
+                card=c.label,
+                vram=v.gb(c.vram_gb),
+                bw=v.num(c.bandwidth_gbps),
+            )
         return v.t(
             "compare.row_card",
-            card=c.name,
+            card=c.label,
             vram=v.gb(c.vram_gb),
             bw=v.num(c.bandwidth_gbps),
             price=v.usd(c.monthly_usd),
-            per_gb=v.usd(c.usd_per_gb_month),
+            per_gb=v.usd(c.monthly_usd / c.vram_gb),
         )
     if a.kind == "fit":
         return f"{label}: {a.headline}"
@@ -103,21 +133,26 @@ def row(v: Voice, a: Answer, label: str) -> str:
     )
 
 
-def verdict(v: Voice, items: list[Answer], names: list[str]) -> str:
-    cards = [a.card for a in items if a.kind == "card" and a.card is not None]
-    if len(cards) == len(items):
-        big = max(cards, key=lambda c: c.vram_gb)
-        fast = max(cards, key=lambda c: c.bandwidth_gbps)
-        cheap = min(cards, key=lambda c: c.monthly_usd)
-        same = len({c.vram_gb for c in cards}) == 1  # "the most memory" only when it differs
+def verdict(
+    v: Voice, items: list[Answer], names: list[str], counts: list[int | None] | None = None
+) -> str:
+    if all(a.kind == "card" and a.card is not None for a in items):
+        sets = [
+            card_set(v, a, n) for a, n in zip(items, counts or [None] * len(items), strict=True)
+        ]
+        big = max(sets, key=lambda c: c.vram_gb)
+        fast = max(sets, key=lambda c: c.bandwidth_gbps)
+        rented = [c for c in sets if c.monthly_usd is not None]
+        cheap = min(rented, key=lambda c: c.monthly_usd or 0.0) if rented else None
+        same = len({c.vram_gb for c in sets}) == 1  # "the most memory" only when it differs
         return v.t(
             "compare.verdict_cards_same_vram" if same else "compare.verdict_cards",
-            big=big.name,
+            big=big.label,
             vram=v.gb(big.vram_gb),
-            fast=fast.name,
+            fast=fast.label,
             bw=v.num(fast.bandwidth_gbps),
-            cheap=cheap.name,
-            price=v.usd(cheap.monthly_usd),
+            cheap=cheap.label if cheap else "—",
+            price=v.usd(cheap.monthly_usd or 0.0) if cheap else "—",
         )
     held = [(a.fit, n) for a, n in zip(items, names, strict=True) if a.kind == "capacity"]
     if len(held) == len(items):
@@ -200,9 +235,14 @@ def item_notes(items: list[Answer], names: list[str]) -> list[Note]:
 def compare(b: Builder, answer_one: Callable[[Builder], Answer]) -> Answer:
     """Answer every alternative alone, then put them side by side."""
     items = [answer_one(Builder(b.cat, b.lang, q, b.prev)) for q in b.q.alternatives]
+    counts = [q.cards[0].count if q.cards else None for q in b.q.alternatives]
     names = labels(b.voice, items)
-    one_line = verdict(b.voice, items, names)
-    rows = [row(b.voice, a, n) for a, n in zip(items, names, strict=True)]
+    names = [
+        card_set(b.voice, a, n).label if a.kind == "card" and a.card is not None else name
+        for a, n, name in zip(items, counts, names, strict=True)
+    ]
+    one_line = verdict(b.voice, items, names, counts)
+    rows = [row(b.voice, a, n, c) for a, n, c in zip(items, names, counts, strict=True)]
     b.assumptions.extend(item_notes(items, names))
     answer = Answer(
         kind="compare",

@@ -783,3 +783,15 @@ def test_the_config_note_says_only_the_defaults_it_applied(cat: Catalog) -> None
     (note,) = [n for n in ask(part, catalog=cat).assumptions if n.code == "config_guessed"]
     assert "vocab_size = 32000" in note.text
     assert "intermediate_size" not in note.text and "max_position_embeddings" not in note.text
+
+
+def test_compared_sets_are_priced_and_sized_as_sets(cat: Catalog) -> None:
+    """2x H100 at 2 x 1690 x 0.95 = $3,211 against one H200 at $2,290: the H200 is cheaper."""
+    a = ask("which is cheaper per month, 2x h100 or 1x h200?", catalog=cat)
+    assert a.kind == "compare"
+    assert "H200 SXM the lowest price ($2,290/month)" in a.headline
+    assert "2× H100 SXM has the most memory (160 GB)" in a.headline
+    rows = a.sections[0].lines
+    assert rows[0].startswith("2× H100 SXM: 160 GB") and "$3,211/month" in rows[0]
+    unrented = ask("2x 4090 vs a100", catalog=cat).sections[0].lines[0]
+    assert unrented.startswith("2× RTX 4090: 48 GB") and "not a set we rent" in unrented
