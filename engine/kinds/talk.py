@@ -11,6 +11,7 @@ from engine.kinds.base import Builder
 from engine.kinds.fleet import CODING
 from engine.lazyre import lazy
 from engine.limits import MAX_SIZE_B, MIN_SIZE_B
+from engine.recommend import set_price
 from engine.refs import card_info
 
 HELP_EXAMPLES = (1, 2, 3, 4, 5)  # message keys help.example_<n>: questions people type
@@ -27,13 +28,25 @@ def faq(b: Builder, topic: str) -> Answer:
     if topic == "hourly_vs_monthly" and named is not None:  # "h100 per hour?": the price first
         hours = b.cat.fleet.provider.hours_per_month
         by_hour = named.hourly_usd is not None  # a price book that rents by the hour
-        title = b.t(
-            "faq.hourly_card_book" if by_hour else "faq.hourly_card",
-            card=named.name,
-            hour=b.voice.usds[named.hourly_usd or named.monthly_usd / hours],
-            month=b.voice.usds[named.monthly_usd],
-            hours=hours,
-        )
+        count = b.q.cards[0].count or 1
+        if count > 1 and count in named.set_sizes and not by_hour:  # "8x h100 per hour"
+            _, pct, month = set_price(b.cat, named, count)
+            title = b.t(
+                "faq.hourly_set",
+                count=count,
+                card=named.name,
+                hour=b.voice.usds[month / hours],
+                month=b.voice.usds[month],
+                pct=b.num(pct),
+            )
+        else:
+            title = b.t(
+                "faq.hourly_card_book" if by_hour else "faq.hourly_card",
+                card=named.name,
+                hour=b.voice.usds[named.hourly_usd or named.monthly_usd / hours],
+                month=b.voice.usds[named.monthly_usd],
+                hours=hours,
+            )
     one = faq_card(b.cat, topic, named)
     answer = Answer(
         kind="faq",

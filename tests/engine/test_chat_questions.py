@@ -795,3 +795,15 @@ def test_compared_sets_are_priced_and_sized_as_sets(cat: Catalog) -> None:
     assert rows[0].startswith("2× H100 SXM: 160 GB") and "$3,211/month" in rows[0]
     unrented = ask("2x 4090 vs a100", catalog=cat).sections[0].lines[0]
     assert unrented.startswith("2× RTX 4090: 48 GB") and "not a set we rent" in unrented
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("price per hour for 8x h100", "$16.90 an hour for the set"),  # 8 x 1690 x 0.9 / 720
+        ("ile to jest na godzine 4x a100?", "$5,06 za godzinę"),  # 4 x 990 x 0.92 / 720
+    ],
+)
+def test_the_hourly_price_of_a_set_is_the_sets(cat: Catalog, text: str, said: str) -> None:
+    a = ask(text, catalog=cat)
+    assert a.kind == "faq" and said in a.headline
