@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from engine.answer_types import Answer, Note, Section
+from engine.answer_types import Answer, Fit, Note, Section
 from engine.kinds.base import Builder
 from engine.recommend import set_price, stream_bandwidth_gbps
 from engine.text.labels import model_label, request_label
@@ -193,15 +193,17 @@ def _fit_verdict(v: Voice, items: list[Answer], names: list[str]) -> str:
     fits = [(a.fit, n) for a, n in zip(items, names, strict=True) if a.fit and a.fit.fits]
     rooms = {round(f.headroom_gb, 1) for f, _ in fits if f is not None}
     if len(fits) == 1 or len(rooms) == 1:  # one, or the same room on each: no "most"
-        return v.t("compare.verdict_fit", names=", ".join(n for _, n in fits))
-    if fits:
+        line = v.t("compare.verdict_fit", names=", ".join(n for _, n in fits))
+    elif fits:
         most, name = max(fits, key=lambda x: x[0].headroom_gb)
-        return v.t(
+        line = v.t(
             "compare.verdict_fit_room",
             names=", ".join(n for _, n in fits),
             name=name,
             headroom=v.room(most.headroom_gb),
         )
+    if fits:
+        return line + _price_and_speed(v, [(f, n) for f, n in fits if f is not None])
     parts = []
     for a, n in zip(items, names, strict=True):
         f = a.fit
@@ -215,6 +217,23 @@ def _fit_verdict(v: Voice, items: list[Answer], names: list[str]) -> str:
         else:  # one way to run it (a training job): it does not fit
             parts.append(v.t("compare.best_no", name=n))
     return v.t("compare.verdict_fit_best", items="; ".join(parts))
+
+
+def _price_and_speed(v: Voice, fits: list[tuple[Fit, str]]) -> str:
+    """Among several that hold it: the cheapest to rent and the fastest, when they differ in
+    those ("whats faster and cheaper")."""
+    if len(fits) < 2:
+        return ""
+    out = ""
+    priced = [(f, n) for f, n in fits if f.monthly_usd]
+    if len(priced) >= 2 and len({f.monthly_usd for f, _ in priced}) > 1:
+        f, n = min(priced, key=lambda x: x[0].monthly_usd or 0.0)
+        out += " " + v.t("compare.cheapest", name=n, price=v.usd(f.monthly_usd or 0.0))
+    timed = [(f, n) for f, n in fits if f.decode_tok_s]
+    if len(timed) >= 2 and len({round(f.decode_tok_s or 0.0) for f, _ in timed}) > 1:
+        f, n = max(timed, key=lambda x: x[0].decode_tok_s or 0.0)
+        out += " " + v.t("compare.fastest", name=n, tok=v.num(f.decode_tok_s or 0.0))
+    return out
 
 
 def item_notes(items: list[Answer], names: list[str]) -> list[Note]:

@@ -807,3 +807,9 @@ def test_compared_sets_are_priced_and_sized_as_sets(cat: Catalog) -> None:
 def test_the_hourly_price_of_a_set_is_the_sets(cat: Catalog, text: str, said: str) -> None:
     a = ask(text, catalog=cat)
     assert a.kind == "faq" and said in a.headline
+
+
+def test_a_comparison_of_fits_names_the_cheapest_and_the_fastest(cat: Catalog) -> None:
+    a = ask("h100 vs a100 for 70b int4 whats faster and cheaper", catalog=cat)
+    assert "Cheapest to rent: A100 SXM at $990/month." in a.headline
+    assert "Fastest: H100 SXM, up to 96 tok/s" in a.headline  # 3,350 GB/s / 35 GB of weights
