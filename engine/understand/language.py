@@ -24,7 +24,8 @@ _PL_WORDS = _word_set(
     "miesiecznie miesięcznie miesiac miesiąc pamieci pamięci moge mogę kosztuje jak miesci "
     "mieści wystarczy obliczyc obliczyć pytanie pomoc najlepszy uruchomic uruchomić dwoch dwóch "
     "dwie cennik mam prosze proszę macie w na z zamiast tego teraz samo oraz przy dlaczego "
-    "czemu tylko pokazuje cena ceny cenę koszt polecasz polecisz kodu"
+    "czemu tylko pokazuje cena ceny cenę koszt polecasz polecisz kodu lepsze lepszy lepsza "
+    "lepiej kart graficznych graficzna graficzne"
 )
 _PL_STEMS = (
     "potrzebuj", "kontekst", "dostrajani", "dostroi", "zmiesci", "zmieści", "uzytkownik",

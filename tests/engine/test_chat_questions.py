@@ -408,6 +408,8 @@ def test_a_bare_number_beside_a_name_does_not_hide_it(cat: Catalog) -> None:
         ("ile vram dla 70b za 500 zł", "pl"),
         ("budżet 500 zł", "pl"),
         ("70b 500 zł", "pl"),  # shorthand: the sign is the only hint there is
+        ("co lepsze: 2x a6000 czy 1x l40s do qwen2.5 32b awq", "pl"),
+        ("ile kart graficznych do 70b", "pl"),
     ],
 )
 def test_the_zloty_sign_alone_does_not_make_english_polish(
