@@ -203,9 +203,20 @@ def _fit_verdict(v: Voice, items: list[Answer], names: list[str]) -> str:
             headroom=v.room(most.headroom_gb),
         )
     if fits:
-        return line + _price_and_speed(v, [(f, n) for f, n in fits if f is not None])
+        line += _price_and_speed(v, [(f, n) for f, n in fits if f is not None])
+        held = {n for _, n in fits}
+        rest = [(a, n) for a, n in zip(items, names, strict=True) if n not in held]
+        if rest:  # the others: the best each runs, as when none holds it
+            line += " " + v.t("compare.others", items="; ".join(_best_each(v, rest)))
+        return line
+    every = list(zip(items, names, strict=True))
+    return v.t("compare.verdict_fit_best", items="; ".join(_best_each(v, every)))
+
+
+def _best_each(v: Voice, items: list[tuple[Answer, str]]) -> list[str]:
+    """Each item's best option that fits, or that even its lightest does not."""
     parts = []
-    for a, n in zip(items, names, strict=True):
+    for a, n in items:
         f = a.fit
         assert f is not None
         if f.best is not None:
@@ -216,7 +227,7 @@ def _fit_verdict(v: Voice, items: list[Answer], names: list[str]) -> str:
             parts.append(v.t("compare.best_none", name=n, prec=lowest))
         else:  # one way to run it (a training job): it does not fit
             parts.append(v.t("compare.best_no", name=n))
-    return v.t("compare.verdict_fit_best", items="; ".join(parts))
+    return parts
 
 
 def _price_and_speed(v: Voice, fits: list[tuple[Fit, str]]) -> str:

@@ -815,3 +815,11 @@ def test_a_comparison_of_fits_names_the_cheapest_and_the_fastest(cat: Catalog) -
     a = ask("h100 vs a100 for 70b int4 whats faster and cheaper", catalog=cat)
     assert "Cheapest to rent: A100 SXM at $990/month." in a.headline
     assert "Fastest: H100 SXM, up to 96 tok/s" in a.headline  # 3,350 GB/s / 35 GB of weights
+
+
+def test_a_comparison_says_what_the_others_run_when_one_holds_it(cat: Catalog) -> None:
+    a = ask("gpt-oss-20b vs qwen3 14b on a 4060 ti 16gb", catalog=cat)
+    assert a.headline.startswith("Holds it as asked: gpt-oss-20b")
+    qwen = a.items[1].fit
+    assert qwen is not None and not qwen.fits and qwen.best is not None
+    assert "The others: " in a.headline and f"in {qwen.best.precision.upper()}" in a.headline
