@@ -131,7 +131,15 @@ MAC = lazy(
     re.IGNORECASE,
 )
 
-COUNT_BEFORE = lazy(r"(?<![\w.])" + COUNT + r"\s*(?:x|\*|of)?\s*(?:" + CARD_NOUN + r"\s+)?$")
+# A count before a card: 1-16 alone or in words ("2 h100", "two a40s", "4x a100"), or a larger
+# one only with its "x" ("32x h100": a cluster of nodes), never a bare number ("128 a100")
+COUNT_BEFORE = lazy(
+    r"(?<![\w.])(?:"
+    + COUNT
+    + r"\s*(?:x|\*|of)?|([1-9]\d{1,3})\s*[x*])\s*(?:"
+    + CARD_NOUN
+    + r"\s+)?$"
+)
 # How the last word before a card ends when COUNT_BEFORE matches: a count, "x", "*", "of"
 # ("2x", "a pair of"), or it holds the card noun after the count ("2 gpus", "dwie karty").
 _COUNT_ENDS = (*COUNT_WORDS, *"0123456789", "x", "*", "of")
@@ -154,6 +162,11 @@ def _may_count(tail: str) -> bool:
     )
 
 
+def _count(before: re.Match[str] | None) -> str | None:
+    """The count COUNT_BEFORE read: a small one or in words, else a larger one with its "x"."""
+    return (before.group(1) or before.group(2)) if before else None
+
+
 AFTER_CARD = lazy(r"s?\b(?:\s*(?:x|\*)\s*(\d+)\b)?")
 
 
@@ -173,11 +186,11 @@ def find_card(s: str, pats: CatalogWords, pos: int) -> tuple[int, int, str, str 
         # "x 2" / "* 2" follows
         then = s[b + 1 : b + 2]
         if s[b : b + 1] == " " and then not in "x*" and not then.isspace() and s[b - 1].isalnum():
-            return start, b, m.group(0), (before.group(1) if before else None) or None
+            return start, b, m.group(0), _count(before)
         after = AFTER_CARD.match(s, b)
         if after is None:
             continue
-        count = (before.group(1) if before else None) or after.group(1)
+        count = _count(before) or after.group(1)
         return start, after.end(), m.group(0), count
     return None
 

@@ -823,3 +823,17 @@ def test_a_comparison_says_what_the_others_run_when_one_holds_it(cat: Catalog) -
     qwen = a.items[1].fit
     assert qwen is not None and not qwen.fits and qwen.best is not None
     assert "The others: " in a.headline and f"in {qwen.best.precision.upper()}" in a.headline
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [("kimi k2 on 32x h100", 32), ("kimi k2 on 24x h100", 24), ("32 x h100 for kimi k2", 32)],
+)
+def test_a_count_past_sixteen_with_its_x_is_read(cat: Catalog, text: str, count: int) -> None:
+    f = ask(text, catalog=cat).fit
+    assert f is not None and (f.card, f.count, f.fits) == ("H100 SXM", count, True)
+
+
+def test_a_bare_large_number_before_a_card_is_not_a_count(cat: Catalog) -> None:
+    f = ask("70b 128 a100", catalog=cat).fit
+    assert f is not None and f.count == 1
