@@ -174,16 +174,6 @@ class GbMemo(dict[float, str]):
     def __missing__(self, value: float) -> str:
         if len(self) >= _MEMO_SIZE:
             self.clear()
-        if 0.0 < value < 100.0:  # make()'s one-decimal float path, inline (nearly every GB)
-            t = value * 10.0
-            if abs(t % 1.0 - 0.5) > 1e-6:
-                text = _ONE % value
-                if text.endswith(".0"):
-                    text = text[:-2]
-                elif self.point is not None:
-                    text = text.replace(".", self.point)
-                self[value] = text
-                return text
         text = self[value] = self.make(value)
         return text
 
@@ -212,20 +202,8 @@ class RoomMemo(GbMemo):
     def __missing__(self, value: float) -> str:
         if len(self) >= _MEMO_SIZE:
             self.clear()
-        if 0 < value < 0.05:
-            text = self[value] = "<" + fmt_num(0.1, 1, self.lang)
-            return text
-        if 0.0 < value < 100.0:  # as GbMemo's miss: make()'s one-decimal float path, inline
-            t = value * 10.0
-            if abs(t % 1.0 - 0.5) > 1e-6:
-                text = _ONE % value
-                if text.endswith(".0"):
-                    text = text[:-2]
-                elif self.point is not None:
-                    text = text.replace(".", self.point)
-                self[value] = text
-                return text
-        text = self[value] = self.make(value)
+        tiny = 0 < value < 0.05
+        text = self[value] = "<" + fmt_num(0.1, 1, self.lang) if tiny else self.make(value)
         return text
 
 

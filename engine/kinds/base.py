@@ -20,6 +20,7 @@ from engine.sizing import (
     training,
 )
 from engine.text.notes import ModelTexts, model_texts, precision_notes
+from engine.text.notes import note as _note
 from engine.text.voice import render_text, voice_of
 from engine.understand import Query
 
@@ -347,15 +348,6 @@ class Builder:
             return None
         kvb = self.cat.kv_by_name[req.kv_dtype].bytes
         return kv_bytes_per_token(req.model, kvb, req.context_tokens)
-
-
-def _note(code: str, text: str) -> Note:
-    """``Note.model_construct(code=code, text=text)``: both fields given, stored straight."""
-    n = _new(Note)
-    d = n.__dict__
-    d["code"] = code
-    d["text"] = text
-    return n
 
 
 _new = object.__new__
