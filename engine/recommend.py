@@ -315,7 +315,7 @@ def holding_sets(catalog: Catalog, need_gb: float, needs_fp8: bool) -> tuple[Set
     return fp8[k] if needs_fp8 else every[k]
 
 
-def _cheapest_set(catalog: Catalog, w: Workload) -> tuple[Card, int] | None:
+def cheapest_holding_set(catalog: Catalog, w: Workload) -> tuple[Card, int] | None:
     """``_cheapest(fleet_sets(catalog), w)`` over the sets that hold the need only, with
     ``set_headroom_gb``, ``set_allowed`` and ``decode_for`` written out (the same terms)."""
     best: tuple[Card, int] | None = None
@@ -353,7 +353,7 @@ def recommend(catalog: Catalog, w: Workload) -> tuple[Pick | None, int | None]:
 
     The pick is the first single card of the options or else its first set, found without
     building and sorting the whole list."""
-    best = _cheapest_single(catalog, w) or _cheapest_set(catalog, w)
+    best = _cheapest_single(catalog, w) or cheapest_holding_set(catalog, w)
     if best is not None:
         return make_pick(catalog, best[0], best[1], w), None
     node = catalog.card_by_name[catalog.fleet.cluster.card]

@@ -17,11 +17,10 @@ from engine.limits import DEFAULT_CONTEXT
 from engine.models import Card, ModelSpec
 from engine.recommend import (
     Workload,
+    cheapest_holding_set,
     decode_for,
-    fleet_sets,
     recommend,
     set_allowed,
-    set_headroom_gb,
     set_price,
 )
 from engine.refs import card_info, model_ref
@@ -164,13 +163,11 @@ def cheapest_set(cat: Catalog, r: ServingRow) -> tuple[str, int, float, float | 
         return memo[key]
     needs_fp8 = cat.precision_by_name[r.precision].needs_fp8
     w = Workload(r.need_gb, "inference", needs_fp8, r.attention_heads, r.read_gb)
+    found = cheapest_holding_set(cat, w)  # the fleet's own search, singles among the sets
     hit = None
-    for card, count, cap, price in fleet_sets(cat):  # cheapest first
-        if cap < r.need_gb or set_allowed(card, count, w) is not None:
-            continue
-        if set_headroom_gb(card, count, w) >= 0:
-            hit = (card.name, count, price, decode_for(card, count, r.read_gb))
-            break
+    if found is not None:
+        card, count = found
+        hit = (card.name, count, set_price(cat, card, count)[2], decode_for(card, count, r.read_gb))
     memo[key] = hit
     return hit
 
