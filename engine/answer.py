@@ -19,12 +19,13 @@ from engine.kinds.compare import compare as compare_kind
 from engine.kinds.fit import fit, limit
 from engine.kinds.fleet import budget, card, cards, what_fits
 from engine.kinds.sizing import sizing
-from engine.kinds.talk import clarify, faq, faq_index, help_answer, invalid_option, wants_a_model
+from engine.kinds.talk import clarify, faq, faq_index, help_answer, invalid_option
 from engine.lazyre import lazy
 from engine.models import Lang
 from engine.recommend import set_allowed, set_headroom_gb
 from engine.request import RequestOptions, apply_options, build_request
 from engine.understand import Query, parse
+from engine.understand.asks import about_card, owns_hardware, wants_a_model, wants_rental
 
 __all__ = [
     "Context",
@@ -44,25 +45,6 @@ _SUBJECT = ("model", "model_score", "others", "model_words", "size_b", "pasted",
 # Card counts people build beyond the sets we rent: powers of two within a node, then whole
 # 8-card nodes; past 64 cards the answer is a cluster quote, not a count of one card.
 _HARDWARE_COUNTS = (2, 4, 8, 16, 24, 32, 48, 64)
-
-# "I have", "we've got", "my", "mam", "ผมมี": a card named alone is the asker's own, and
-# the question is what it runs, not the card's rental sheet.
-_OWNS = lazy(
-    r"\b(?:i|we)(?:\s+(?:already\s+)?(?:have|own|got)|'ve\s+got|\s*'?ve)\b|\b(?:my|our)\b"
-    r"|\b(?:mam|mamy|posiadam|mój|moja|moje|moim|mojej)\b|(?:ผม|ฉัน|เรา|หนู)มี|ของ(?:ผม|ฉัน|เรา)",
-    re.I,
-)
-
-# Asked about the card itself, though it is one's own: "what's the bandwidth of my 4090?"
-_ABOUT_CARD = lazy(
-    r"\b(?:bandwidth|fast|speed|fp8|support\w*|question|memory|price|cost|specs?|hour\w*"
-    r"|przepustowo\w*|szybk\w*|pytanie|wspiera\w*|obsługuje)\b|แบนด์วิดท์|ความเร็ว|คำถาม"
-)
-# A follow-up asking what to rent: the fleet's pick, not the last plain amount
-_RENTING = lazy(
-    r"\b(?:rent\w*|cheapest|recommend\w*|(?:which|what) (?:card|gpu)s?|wynaj\w*|najtańsz\w*"
-    r"|najtansz\w*|jak(?:a|ą|iej) kart\w*)\b|เช่า"
-)
 
 _FAQ_INDEX = lazy(r"^\s*/?(?:faq|pytania|czesto zadawane|คำถามที่พบบ่อย)\s*[?!.]*\s*$", re.I)
 # What _FAQ_INDEX can start with after the spaces (no other character folds to these under
@@ -195,7 +177,7 @@ def context_of(answer: Answer) -> Context | None:
 def _keep_amount(q: Query, vram_gb: float) -> None:
     """A follow-up that names no hardware ("and at 32k?") stays on the last plain amount;
     one that asks what to rent ("which card do i need at 32k?") leaves it."""
-    if q.cards or q.owned or q.count is not None or _RENTING.search(q.text.lower()):
+    if q.cards or q.owned or q.count is not None or wants_rental(q.text.lower()):
         return
     if q.followup or (not q.has_subject and q.has_modifier):
         q.vram_gb = vram_gb
@@ -266,8 +248,8 @@ def _dispatch(b: Builder) -> Answer:
             return budget(b)
         if q.cards:  # the card's sheet, unless what runs on it is asked ("i have 2x 3090")
             low = q.text.lower()
-            mine = _OWNS.search(low) is not None and not q.wants_card_info
-            runs = q.wants_fit or wants_a_model(low) or (mine and not _ABOUT_CARD.search(low))
+            mine = owns_hardware(low) and not q.wants_card_info
+            runs = q.wants_fit or wants_a_model(low) or (mine and not about_card(low))
             if runs and not q.model_words.split():
                 return what_fits(b)
             return card(b, q.cards[0].name)

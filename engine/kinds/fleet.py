@@ -12,7 +12,6 @@ from engine.answer_types import Answer, BudgetOption, Fit, Section
 from engine.catalog import Catalog
 from engine.catalog_cache import per_catalog
 from engine.kinds.base import Builder
-from engine.lazyre import lazy
 from engine.limits import DEFAULT_CONTEXT
 from engine.models import Card, ModelSpec
 from engine.recommend import (
@@ -27,6 +26,7 @@ from engine.refs import card_info, model_ref
 from engine.sizing import inference, mixed_weights_gb
 from engine.text.blocks import describe
 from engine.text.voice import ctx_label
+from engine.understand.asks import wants_code
 
 
 class ServingRow(BudgetOption):
@@ -40,8 +40,6 @@ class ServingRow(BudgetOption):
     shipped: bool = False  # the model as released (MXFP4 experts, FP8 weights), not requantised
 
 
-# "for coding", "do kodu", "programowania", "เขียนโค้ด": the capacity list keeps code models only
-CODING = lazy(r"\b(?:cod(?:e|ing|er)|programm\w*|programow\w*|kod\w*)\b|โค้ด|เขียนโปรแกรม")
 CURRENT_MONTHS = 18  # models released this long before the newest count as current
 
 
@@ -127,7 +125,7 @@ def budget(b: Builder) -> Answer:
     """The biggest models the monthly budget can serve, each at its best precision."""
     assert b.q.budget_usd is not None
     limit_usd = b.q.budget_usd
-    coding = CODING.search(b.q.text.lower()) is not None  # "for coding": code models only
+    coding = wants_code(b.q.text.lower())  # "for coding": code models only
 
     def firsts() -> Iterator[tuple[ServingRow, dict[str, Any] | None]]:
         for rows in by_rank(b.cat):  # each model's first row within the budget
@@ -183,7 +181,7 @@ def what_fits(b: Builder) -> Answer:
     """The biggest models the asked hardware holds, at the best precision, with that
     hardware's own price (when we rent it) and speed; a set we do not rent still holds them."""
     card, count, label, cap = _asked_hardware(b)
-    coding = CODING.search(b.q.text.lower()) is not None
+    coding = wants_code(b.q.text.lower())
     price = set_price(b.cat, card, count)[2] if card is not None else 0.0  # the same every row
     allowed: dict[tuple[bool, int], bool] = {}
     by_name = b.cat.precision_by_name

@@ -8,11 +8,10 @@ from engine.answer_types import Answer, Candidate, Section
 from engine.faq import answer as faq_lines
 from engine.faq import faq_card
 from engine.kinds.base import Builder
-from engine.kinds.fleet import CODING
-from engine.lazyre import lazy
 from engine.limits import MAX_SIZE_B, MIN_SIZE_B
 from engine.recommend import set_price
 from engine.refs import card_info
+from engine.understand.asks import wants_a_model
 
 HELP_EXAMPLES = (1, 2, 3, 4, 5)  # message keys help.example_<n>: questions people type
 
@@ -87,14 +86,6 @@ def clarify(b: Builder) -> Answer:
     return b.finish(answer)
 
 
-# "a good coding model", "what can I run locally": a model is wanted, the hardware is missing
-_WANTS_A_MODEL = lazy(
-    r"\b(?:local(?:ly)?|at home|on my (?:pc|machine|computer|laptop)|lokalnie|w domu)\b"
-    r"|\b(?:what|which|best|good|top) (?:\w+ )?(?:model|llm)s?\b|\bmodels? (?:for|to)\b"
-    r"|\bjaki(?:ego|ch)? model|\bmodel(?:u|e)? do\b|ในเครื่อง|โมเดลอะไร"
-)
-
-
 def help_answer(b: Builder, not_understood: bool = False, bad_size: bool = False) -> Answer:
     head = b.t("help.not_understood" if not_understood else "help.title")
     if not_understood and wants_a_model(b.q.text.lower()):
@@ -108,11 +99,6 @@ def help_answer(b: Builder, not_understood: bool = False, bad_size: bool = False
         b.t("help.defaults"),
     ]
     return b.finish(Answer(kind="help", headline=head, sections=[Section(title="", lines=lines)]))
-
-
-def wants_a_model(low: str) -> bool:
-    """Whether the words ask for a model to run ("a coding model", "what can I run locally")."""
-    return CODING.search(low) is not None or _WANTS_A_MODEL.search(low) is not None
 
 
 def invalid_option(b: Builder, option: str, value: str) -> Answer:

@@ -1,0 +1,59 @@
+"""What a message asks beyond its slots, read only where an answer kind needs it (none of
+these runs on the parse of every question): whether the card is the asker's own, whether the
+card itself is asked about, whether a follow-up asks what to rent, whether a model to run is
+wanted, and whether it is for code.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.lazyre import lazy
+
+__all__ = ["about_card", "owns_hardware", "wants_a_model", "wants_code", "wants_rental"]
+
+# "I have", "we've got", "my", "mam", "ผมมี": a card named alone is the asker's own
+_OWNS = lazy(
+    r"\b(?:i|we)(?:\s+(?:already\s+)?(?:have|own|got)|'ve\s+got|\s*'?ve)\b|\b(?:my|our)\b"
+    r"|\b(?:mam|mamy|posiadam|mój|moja|moje|moim|mojej)\b|(?:ผม|ฉัน|เรา|หนู)มี|ของ(?:ผม|ฉัน|เรา)",
+    re.I,
+)
+# Asked about the card itself, though it is one's own: "what's the bandwidth of my 4090?"
+_ABOUT_CARD = lazy(
+    r"\b(?:bandwidth|fast|speed|fp8|support\w*|question|memory|price|cost|specs?|hour\w*"
+    r"|przepustowo\w*|szybk\w*|pytanie|wspiera\w*|obsługuje)\b|แบนด์วิดท์|ความเร็ว|คำถาม"
+)
+# A follow-up asking what to rent: the fleet's pick, not the last plain amount
+_RENTING = lazy(
+    r"\b(?:rent\w*|cheapest|recommend\w*|(?:which|what) (?:card|gpu)s?|wynaj\w*|najtańsz\w*"
+    r"|najtansz\w*|jak(?:a|ą|iej) kart\w*)\b|เช่า"
+)
+# "a good coding model", "what can I run locally": a model is wanted, maybe not yet the hardware
+_WANTS_A_MODEL = lazy(
+    r"\b(?:local(?:ly)?|at home|on my (?:pc|machine|computer|laptop)|lokalnie|w domu)\b"
+    r"|\b(?:what|which|best|good|top) (?:\w+ )?(?:model|llm)s?\b|\bmodels? (?:for|to)\b"
+    r"|\bjaki(?:ego|ch)? model|\bmodel(?:u|e)? do\b|ในเครื่อง|โมเดลอะไร"
+)
+# "for coding", "do kodu", "programowania", "เขียนโค้ด": code models only
+_CODING = lazy(r"\b(?:cod(?:e|ing|er)|programm\w*|programow\w*|kod\w*)\b|โค้ด|เขียนโปรแกรม")
+
+
+def owns_hardware(low: str) -> bool:
+    return _OWNS.search(low) is not None
+
+
+def about_card(low: str) -> bool:
+    return _ABOUT_CARD.search(low) is not None
+
+
+def wants_rental(low: str) -> bool:
+    return _RENTING.search(low) is not None
+
+
+def wants_code(low: str) -> bool:
+    return _CODING.search(low) is not None
+
+
+def wants_a_model(low: str) -> bool:
+    """Whether the words ask for a model to run ("a coding model", "what can I run locally")."""
+    return wants_code(low) or _WANTS_A_MODEL.search(low) is not None
