@@ -20,6 +20,7 @@ from engine.recommend import (
     make_pick,
     recommend,
     set_headroom_gb,
+    set_serves,
 )
 
 _LIMIT = 2  # alternatives shown at most
@@ -43,10 +44,6 @@ def _options(
     and the cards' from a per-catalog table: this runs over the sets of the fleet. (A set's
     count is always one of its card's ``set_sizes``: the table is built from them.)"""
     need, read, split = w.need_gb, w.weights_read_gb, w.layer_split
-    kv_gb, kv_heads, replicated = w.kv_gb, w.kv_heads, w.kv_replicated
-    heads = w.attention_heads
-    full = w.task == "full"
-    inference = w.task == "inference"
     rows = holding_sets(catalog, need, w.needs_fp8)
     out: list[_Option] = []
     stop = start
@@ -54,20 +51,8 @@ def _options(
         card, n, capacity, price, no_full, bw_one, bw_n = rows[stop]
         if price > dearest:
             break
-        if n > 1:  # a single holds the need (the table has no single not rented alone)
-            extra = 0.0  # kv_extra_gb(kv_gb, n, kv_heads, replicated), term for term
-            if kv_gb:
-                if replicated:
-                    extra = kv_gb * 1.0 - kv_gb / n
-                elif kv_heads and kv_heads < n:
-                    extra = kv_gb * (1 / kv_heads) - kv_gb / n
-            if (
-                capacity - need - extra * n < 0
-                or (full and no_full)
-                or (inference and heads and heads % n)
-                or (inference and kv_heads and kv_heads > n and kv_heads % n)
-            ):
-                continue
+        if n > 1 and not set_serves(n, capacity, no_full, w):  # a single holds the need
+            continue
         # decode_for(...) or 0.0, written out: bandwidth x (1 if split else n) / read
         decode = (bw_one if split else bw_n) / read if read else 0.0
         out.append((price, -decode, n, card))

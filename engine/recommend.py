@@ -315,33 +315,36 @@ def holding_sets(catalog: Catalog, need_gb: float, needs_fp8: bool) -> tuple[Set
     return fp8[k] if needs_fp8 else every[k]
 
 
+def set_serves(n: int, capacity: float, no_full: bool, w: Workload) -> bool:
+    """Whether a holding-table set of ``n`` cards serves ``w``: ``set_headroom_gb`` >= 0 and
+    ``set_allowed`` is None, term for term (a single in the table always does)."""
+    kv_gb, kv_heads = w.kv_gb, w.kv_heads
+    extra = 0.0  # kv_extra_gb(kv_gb, n, kv_heads, replicated), term for term
+    if kv_gb:
+        if w.kv_replicated:
+            extra = kv_gb * 1.0 - kv_gb / n
+        elif kv_heads and kv_heads < n:
+            extra = kv_gb * (1 / kv_heads) - kv_gb / n
+    inference, heads = w.task == "inference", w.attention_heads
+    return not (
+        capacity - w.need_gb - extra * n < 0
+        or (w.task == "full" and no_full)
+        or (inference and heads and heads % n)
+        or (inference and kv_heads and kv_heads > n and kv_heads % n)
+    )
+
+
 def cheapest_holding_set(catalog: Catalog, w: Workload) -> tuple[Card, int] | None:
     """``_cheapest(fleet_sets(catalog), w)`` over the sets that hold the need only, with
     ``set_headroom_gb``, ``set_allowed`` and ``decode_for`` written out (the same terms)."""
     best: tuple[Card, int] | None = None
     best_price = best_neg = 0.0
     need, read, split = w.need_gb, w.weights_read_gb, w.layer_split
-    kv_gb, kv_heads, replicated = w.kv_gb, w.kv_heads, w.kv_replicated
-    heads = w.attention_heads
-    full = w.task == "full"
-    inference = w.task == "inference"
     for card, n, capacity, price, no_full, bw_one, bw_n in holding_sets(catalog, need, w.needs_fp8):
         if best is not None and price > best_price:
             break
-        if n > 1:  # a single holds the need (the table has no single not rented alone)
-            extra = 0.0  # kv_extra_gb(kv_gb, n, kv_heads, replicated), term for term
-            if kv_gb:
-                if replicated:
-                    extra = kv_gb * 1.0 - kv_gb / n
-                elif kv_heads and kv_heads < n:
-                    extra = kv_gb * (1 / kv_heads) - kv_gb / n
-            if (
-                capacity - need - extra * n < 0
-                or (full and no_full)
-                or (inference and heads and heads % n)
-                or (inference and kv_heads and kv_heads > n and kv_heads % n)
-            ):
-                continue
+        if n > 1 and not set_serves(n, capacity, no_full, w):
+            continue
         neg = -((bw_one if split else bw_n) / read if read else 0.0)
         if best is None or neg < best_neg:  # the same price here: the faster wins
             best, best_price, best_neg = (card, n), price, neg
