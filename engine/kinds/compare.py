@@ -25,8 +25,8 @@ def labels(v: Voice, items: list[Answer]) -> list[str]:
             (
                 a.card.name
                 if a.card
-                else _hw(a)
-                if a.kind == "capacity"
+                else a.fit.card  # a capacity list's hardware label has its count already
+                if a.kind == "capacity" and a.fit is not None
                 else (a.request and request_label(v, a.request)) or "?"
             )
             for a in items

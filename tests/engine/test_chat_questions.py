@@ -837,3 +837,9 @@ def test_a_count_past_sixteen_with_its_x_is_read(cat: Catalog, text: str, count:
 def test_a_bare_large_number_before_a_card_is_not_a_count(cat: Catalog) -> None:
     f = ask("70b 128 a100", catalog=cat).fit
     assert f is not None and f.count == 1
+
+
+def test_memory_against_a_set_names_the_set_once(cat: Catalog) -> None:
+    a = ask("mac studio 512gb vs 8x a100", catalog=cat)
+    assert a.kind == "compare" and "8× 8×" not in a.text
+    assert a.headline.startswith("8× A100 SXM (640 GB) holds the most")
