@@ -173,19 +173,26 @@ class WordTable:
         return got
 
 
-def gates(s: str, table: WordTable | None = None, entries: set[int] | None = None) -> int:
+def gates(
+    s: str,
+    table: WordTable | None = None,
+    entries: set[int] | None = None,
+    words: list[str] | None = None,
+) -> int:
     """The bits of every hint (and :data:`HAS_DIGIT`, :data:`HAS_PRECISION_LIKE`) that ``s``
     holds; with a catalog's ``table``, its bits too, and its words' entries added to
-    ``entries`` when given."""
+    ``entries`` when given. ``words``: ``s.split(" ")``, when the caller has it."""
     flags = 0
+    if words is None:
+        words = s.split(" ")
     if table is None:
         known = _WORD_GATES
-        for word in s.split(" "):
+        for word in words:
             got = known.get(word)
             flags |= _word_gates(word) if got is None else got
     else:
         mine, fill = table.known, table.fill
-        for word in s.split(" "):
+        for word in words:
             bits, found = mine.get(word) or fill(word)
             flags |= bits
             if found and entries is not None:

@@ -52,32 +52,64 @@ _WEIGHTS = {
 _SHORTEST_STEM = min(map(len, _PL_STEMS))
 
 
-def detect_lang(text: str) -> Lang | None:
+# What a word of the lowered text adds, packed in one int so a text's words add up in one
+# ``sum``: English words times _EN, Polish half-words times _PL, and _LETTERS when the word
+# holds three ASCII letters in a row (``_EN_LETTERS``, which no space is part of).
+_LETTERS, _PL, _EN = 1, 1 << 20, 1 << 40  # each field stays below the next: words are few
+_WORDS_KEPT = 8192  # distinct words remembered; then it starts over
+_WORD_WEIGHT: dict[str, int] = {}
+
+
+def _weigh(w: str) -> int:
+    letters = _LETTERS if _EN_LETTERS.search(w) else 0
+    if w in _ENGLISH_SHORTHAND:
+        return letters
+    w = w.strip(_WORD_EDGES)
+    if (weights := _WEIGHTS.get(w)) is not None:
+        return letters + weights[0] * _EN + int(weights[1] * 2) * _PL
+    if len(w) >= _SHORTEST_STEM and w.startswith(_PL_STEMS):
+        return letters + 2 * _PL  # no stem is as short as a weak word
+    return letters
+
+
+def _weight(words: list[str]) -> int:
+    """The packed sum of ``words``' weights, each word weighed once (words repeat)."""
+    known = _WORD_WEIGHT
+    try:
+        return sum(map(known.__getitem__, words))
+    except KeyError:
+        if len(known) >= _WORDS_KEPT:
+            known.clear()
+        for w in words:
+            if w not in known:
+                known[w] = _weigh(w)
+        return sum(map(known.__getitem__, words))
+
+
+def detect_lang(text: str, words: list[str] | None = None) -> Lang | None:
     """Thai script or Polish letters decide; otherwise Polish and English words are counted,
     and a lone short Polish word ("w", "na", "z") does not outvote English ("w/ 64k context"
-    is English shorthand, "70b w int4" is Polish). Plain sizing shorthand says nothing."""
+    is English shorthand, "70b w int4" is Polish). Plain sizing shorthand says nothing.
+
+    ``words``: ``text.lower().split(" ")`` when the caller has them (empty words are
+    weightless), for a text whose only whitespace is single spaces."""
     ascii = text.isascii()  # then neither Thai script nor Polish letters
     if not ascii and _THAI.search(text):
         return "th"
-    low = text.lower()
-    pl, en = 0.0, 0
-    if not ascii and _PL_CHARS.search(low):
+    pl = 0.0
+    if not ascii and _PL_CHARS.search(low := text.lower()):
         if "zł" not in low:
             return "pl"
         low, signs = _ZLOTY_SIGN.subn(" ", low)
         if _PL_CHARS.search(low):
             return "pl"
         pl = 0.5 * signs
-    for w in low.split():  # one pass: each word counted for both languages
-        if w in _ENGLISH_SHORTHAND:
-            continue
-        w = w.strip(_WORD_EDGES)
-        if (weights := _WEIGHTS.get(w)) is not None:
-            en += weights[0]
-            pl += weights[1]
-        elif len(w) >= _SHORTEST_STEM and w.startswith(_PL_STEMS):
-            pl += 1.0  # no stem is as short as a weak word
-    if en and not _EN_LETTERS.search(low):
+        words = low.split()
+    # one pass: each word counted for both languages
+    total = _weight(text.lower().split() if words is None else words)
+    en = total // _EN
+    pl += (total // _PL % (_EN // _PL)) / 2  # halves: 0.5 and 1.0 add up exactly
+    if en and not total % _PL:
         en = 0  # English words of two letters alone ("do", "in") are shorthand, not English
     if pl > en or (pl and not en):
         return "pl"

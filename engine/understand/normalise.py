@@ -22,8 +22,17 @@ _MARKUP = lazy(r"</?[a-z][a-z0-9]{0,10}(?:\s[^<>]{0,80})?/?>|\*\*|__|`+|~~|\|\|"
 _THAI_DIGIT = lazy(r"[๐-๙]")
 
 
+# A character that is not printable ASCII, or one a _MARKUP form opens with ("<*_`~|"):
+# a text with none is only ever changed by the whitespace join, and most questions are that.
+_NOT_PLAIN = lazy(r"[^\x20-\x29\x2b-\x3b\x3d-\x5e\x61-\x7b\x7d]")
+
+
 def clean(text: str) -> tuple[str, bool]:
     """Normalise what people paste: width forms, Thai digits, invisible characters, markup."""
+    if len(text) <= MAX_QUERY_CHARS and _NOT_PLAIN.search(text) is None:
+        if "  " in text or text[:1] == " " or text[-1:] == " ":  # its only whitespace is " "
+            return " ".join(text.split()), False
+        return text, False
     long = len(text) > NORMALISE_CHARS
     text = text[:NORMALISE_CHARS]
     if not text.isascii():
@@ -35,8 +44,14 @@ def clean(text: str) -> tuple[str, bool]:
     text = text[:MAX_QUERY_CHARS]
     if not (text.isascii() and text.isprintable()):  # printable ASCII has none of them
         text = _INVISIBLE.sub(" ", text)
-    if "<" in text or "*" in text or "_" in text or "`" in text or "~" in text or "|" in text:
-        # each character a _MARKUP form opens with, tested in turn (cheaper than a class)
+    if (
+        "<" in text
+        or "**" in text
+        or "__" in text
+        or "`" in text
+        or "~~" in text
+        or "||" in text
+    ):  # what each _MARKUP form holds ("q4_k_m" has none of them)
         text = _MARKUP.sub(" ", text)
     if not text.isascii():
         text = text.replace("×", "x").replace("–", "-").replace("—", "-").replace("’", "'")

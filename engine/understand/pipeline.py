@@ -172,7 +172,6 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
 
     ``compare``: also read "X vs Y" into one query per alternative (off for those)."""
     raw, truncated = clean(text)
-    q = Query(text=raw, truncated=truncated, lang=detect_lang(raw))
     low = raw.lower()
     s = plain = " " + low + " "
     pats = catalog_words(catalog)
@@ -181,8 +180,13 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     if "." in s:
         s = _FILE_EXTENSION.sub(" ", s)
     faq_found: set[int] = set()  # FAQ keywords some word of ``s`` may be part of
-    flags = gates(s, pats.words, faq_found)  # each hint gate below is a bit of this
+    words = s.split(" ")
+    flags = gates(s, pats.words, faq_found, words)  # each hint gate below is a bit of this
     faq_words_read = s == plain  # the words of ``low`` (match_faq's text) are s's
+    # raw's only whitespace is single spaces (clean): s's words are low's, and two empty ones
+    q = Query(
+        text=raw, truncated=truncated, lang=detect_lang(raw, words if faq_words_read else None)
+    )
     if flags & HAS_CONFIG:
         s = _read_paste(q, s)
         config_precision, q.precision = q.precision, None
