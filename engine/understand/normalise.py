@@ -45,12 +45,7 @@ def clean(text: str) -> tuple[str, bool]:
     if not (text.isascii() and text.isprintable()):  # printable ASCII has none of them
         text = _INVISIBLE.sub(" ", text)
     if (
-        "<" in text
-        or "**" in text
-        or "__" in text
-        or "`" in text
-        or "~~" in text
-        or "||" in text
+        "<" in text or "**" in text or "__" in text or "`" in text or "~~" in text or "||" in text
     ):  # what each _MARKUP form holds ("q4_k_m" has none of them)
         text = _MARKUP.sub(" ", text)
     if not text.isascii():
