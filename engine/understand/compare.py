@@ -42,29 +42,24 @@ SHARED = (*SLOTS, "task", "wants_fit", "wants_what_fits", "wants_limit")
 
 
 # Where each CONTEXT_KM match ends (its digit, spaces, "k" or "m"): fewer than two, no list.
-# Read on the reversed text, "\d\s*[km]\b" opens with its letter ("[km](?<!\w[km])" is
-# "\b[km]"), so the regex engine skips to the few "k" and "m" instead of every digit; each
-# match holds one of those letters either way, so the counts are the same.
-_KM_END_REVERSED = lazy(r"[km](?<!\w[km])\s*\d")
+# Each match holds one such ending, and each ending is one match of this.
+_KM_END = lazy(r"\d\s*[km](?!\w)")
+# Every SEPARATOR form but the Thai ones: one of its words after a space.
+_SEPARATOR_WORD = lazy(r" (?:vs|versus|or|czy|albo|lub|kontra)")
+# What a stripped text that LEAD matches opens with (no other character is one of these
+# ignoring case).
+_LEAD_HEADS = "cCpPเ"
 
 
 def _may_separate(body: str, low: str) -> bool:
     """A cheap superset of ``SEPARATOR.search``: most questions name no alternatives.
     Every SEPARATOR form holds one of its words after a space (``low`` is ``body.lower()``);
     the Thai ones are checked as is."""
-    if "หรือ" in body or "เทียบกับ" in body:
-        return True
-    if not body.isprintable() or "\u017f" in body:
-        return True  # whitespace other than " ", or a long s (an "s" ignoring case): the regex
-    return (
-        " vs" in low
-        or " versus" in low
-        or " or" in low
-        or " czy" in low
-        or " albo" in low
-        or " lub" in low
-        or " kontra" in low
-    )
+    if not body.isascii() and ("หรือ" in body or "เทียบกับ" in body or "\u017f" in body):
+        return True  # Thai, or a long s (an "s" ignoring case): the regex decides
+    if not body.isprintable():
+        return True  # whitespace other than " ": the regex decides
+    return _SEPARATOR_WORD.search(low) is not None
 
 
 def split(text: str, has_digit: bool | None = None) -> list[str] | None:
@@ -75,7 +70,7 @@ def split(text: str, has_digit: bool | None = None) -> list[str] | None:
     if not has_digit and HINTS.search(text.lower()) is None:
         return None
     body = text.strip().rstrip("?!. ")
-    led = LEAD.match(body)
+    led = LEAD.match(body) if body[:1] in _LEAD_HEADS else None  # "" is in it too
     if led:
         body = body[led.end() :]
     lowered = body.lower()
@@ -85,9 +80,9 @@ def split(text: str, has_digit: bool | None = None) -> list[str] | None:
         parts = [p for p in AND.split(body) if p.strip()]
     if 2 <= len(parts) <= MAX_ITEMS:
         return [p.strip() for p in parts]
-    low = " " + lowered + " "
-    if len(_KM_END_REVERSED.findall(low[::-1])) < 2:
+    if len(_KM_END.findall(lowered)) < 2:
         return None  # two context lengths need two "<digit> k/m" endings at least
+    low = " " + lowered + " "
     contexts = list(CONTEXT_KM.finditer(low))
     if len({m.group(0).strip() for m in contexts}) >= 2:
         padded = " " + body + " "

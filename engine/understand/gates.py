@@ -67,6 +67,14 @@ HAS_PRECISION_LIKE = HAS_DIGIT << 1  # a word passes ``may_name_precision`` ("4b
 HAS_PRECISION_WORD = HAS_DIGIT << 2  # (a catalog's table) a word holds a precision's piece
 HAS_FOUR_DIGITS = HAS_DIGIT << 3  # four digits in a row: what every BIG_NUMBER match holds
 HAS_CARD_WORD = HAS_DIGIT << 4  # (a catalog's table) a word holds a piece of a card's name
+# What :func:`engine.understand.compare.split` needs to find alternatives in a text whose only
+# whitespace is single spaces: a word that opens with a separator's word ("vs", "or", "czy"),
+# and two "<digit> k/m" endings (a "k" or "m" that ends its word or is followed by a character
+# that is no \w, right after a digit or opening its word): HAS_KM_ENDS when two may be there.
+HAS_SEPARATOR = HAS_DIGIT << 5
+HAS_KM_END = HAS_DIGIT << 6  # a word holds one
+HAS_KM_ENDS = HAS_DIGIT << 7  # a word holds two, or two words hold one (set by gates())
+_SEPARATOR_OPENS = ("vs", "versus", "or", "czy", "albo", "lub", "kontra")
 # The hints that have a literal with a space: read before any slot is cut from the text.
 SPACED_BEFORE_CUTS = (LIMIT_CONTEXT_HINTS, LIMIT_BATCH_HINTS)
 
@@ -102,8 +110,26 @@ _PREFIX: dict[str, int] = _prefixes(_PLAIN)
 assert not any(c.isdigit() for w, _ in _PLAIN for c in w)
 
 
+def _km_ends(word: str) -> int:
+    """How many "<digit> k/m" endings ``word`` may hold (up to two): see :data:`HAS_KM_END`."""
+    found = 0
+    for i, ch in enumerate(word):
+        if (
+            (ch == "k" or ch == "m")
+            and (i == 0 or word[i - 1].isdecimal())  # regex \d
+            and (i + 1 == len(word) or not (word[i + 1].isalnum() or word[i + 1] == "_"))
+        ):
+            found += 1
+    return found
+
+
 def _word_gates(word: str) -> int:
     flags = HAS_DIGIT if DIGIT.search(word) else 0
+    if word.startswith(_SEPARATOR_OPENS):
+        flags |= HAS_SEPARATOR
+    if "k" in word or "m" in word:
+        ends = _km_ends(word)
+        flags |= HAS_KM_END | HAS_KM_ENDS if ends > 1 else HAS_KM_END if ends else 0
     if flags and _FOUR_DIGITS.search(word):
         flags |= HAS_FOUR_DIGITS
     if may_name_precision(word):  # each of its forms is inside one word
@@ -187,16 +213,23 @@ def gates(
         words = s.split(" ")
     if table is None:
         known = _WORD_GATES
+        twice = 0  # the bits of a word that an earlier word had too
         for word in words:
             got = known.get(word)
-            flags |= _word_gates(word) if got is None else got
+            bits = _word_gates(word) if got is None else got
+            twice |= flags & bits
+            flags |= bits
     else:
         mine, fill = table.known, table.fill
+        twice = 0  # the bits of a word that an earlier word had too
         for word in words:
             bits, found = mine.get(word) or fill(word)
+            twice |= flags & bits
             flags |= bits
             if found and entries is not None:
                 entries.update(found)
+    if twice & HAS_KM_END:
+        flags |= HAS_KM_ENDS
     for head in _SPACED_HEADS:  # each spaced hint opens with one: most texts have none
         if head in s:
             for w, bit in _SPACED:

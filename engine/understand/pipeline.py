@@ -37,12 +37,14 @@ from engine.understand.gates import (
     HAS_COUNT,
     HAS_DIGIT,
     HAS_HOURLY,
+    HAS_KM_ENDS,
     HAS_LIMIT_BATCH,
     HAS_LIMIT_CONTEXT,
     HAS_MONTH_SHORT,
     HAS_OTHER_MONEY,
     HAS_PRECISION_LIKE,
     HAS_PRECISION_WORD,
+    HAS_SEPARATOR,
     HAS_TASK,
     HAS_TASKS,
     gates,
@@ -91,6 +93,8 @@ _CONTRACTION = lazy(r"(?<=[a-z])'(?:s|re|m|ll|d|ve)\b|(?<=[a-z])n't\b")
 _FILE_EXTENSION = lazy(r"\.(?:gguf|ggml|safetensors|bin|pt|pth|onnx)\b")
 
 
+# The first word of a text that compare.LEAD matches, when the text is ASCII.
+_LEAD_WORDS = ("compare", "porownaj")
 # The first character of every HELP form ("/help", "?", "hi", "cześć", "dzień dobry", "สวัสดี").
 _HELP_HEADS = "/?hspcdชส"
 
@@ -390,7 +394,12 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     bound(q)
     if q.wants_limit and not q.has_subject:
         q.followup = True  # "max context?" asks about the last model
-    if compare:
+    if compare and (
+        not faq_words_read  # ``words`` are low's: each gate below is read off them
+        or not raw.isascii()
+        or flags & (HAS_SEPARATOR | HAS_KM_ENDS)
+        or words[1] in _LEAD_WORDS
+    ):  # else split() finds no alternatives (no separator, no LEAD, under two k/m endings)
         q.alternatives = alternatives(
             raw,
             lambda part: parse(part, catalog, False),
