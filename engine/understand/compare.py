@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.lazyre import lazy
+from engine.understand.gates import HAS_KM_ENDS, HAS_SEPARATOR
 from engine.understand.patterns import CONTEXT_KM
 from engine.understand.query import Query
 
@@ -60,6 +61,23 @@ def _may_separate(body: str, low: str) -> bool:
     if not body.isprintable():
         return True  # whitespace other than " ": the regex decides
     return _SEPARATOR_WORD.search(low) is not None
+
+
+# The first word of a text that LEAD matches, when the text is ASCII.
+_LEAD_WORDS = ("compare", "porownaj")
+
+
+def may_compare(text: str, words: list[str] | None, flags: int) -> bool:
+    """A cheap superset of ``split(text)`` finding alternatives, for a cleaned ``text`` (its
+    only whitespace single spaces): ``words`` are ``" " + text.lower() + " "`` split on
+    spaces (None: not known) and ``flags`` their gates. An ASCII text needs a separator
+    word, LEAD, or two "<digit> k/m" endings."""
+    return (
+        words is None
+        or not text.isascii()
+        or bool(flags & (HAS_SEPARATOR | HAS_KM_ENDS))
+        or words[1] in _LEAD_WORDS
+    )
 
 
 def split(text: str, has_digit: bool | None = None) -> list[str] | None:

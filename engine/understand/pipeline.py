@@ -17,7 +17,7 @@ from engine.understand.catalog_words import (
     precision_of,
     unknown_precisions,
 )
-from engine.understand.compare import alternatives
+from engine.understand.compare import alternatives, may_compare
 from engine.understand.config_paste import read_config
 from engine.understand.counts import (
     COUNT_WORDS,
@@ -37,14 +37,12 @@ from engine.understand.gates import (
     HAS_COUNT,
     HAS_DIGIT,
     HAS_HOURLY,
-    HAS_KM_ENDS,
     HAS_LIMIT_BATCH,
     HAS_LIMIT_CONTEXT,
     HAS_MONTH_SHORT,
     HAS_OTHER_MONEY,
     HAS_PRECISION_LIKE,
     HAS_PRECISION_WORD,
-    HAS_SEPARATOR,
     HAS_TASK,
     HAS_TASKS,
     gates,
@@ -93,8 +91,6 @@ _CONTRACTION = lazy(r"(?<=[a-z])'(?:s|re|m|ll|d|ve)\b|(?<=[a-z])n't\b")
 _FILE_EXTENSION = lazy(r"\.(?:gguf|ggml|safetensors|bin|pt|pth|onnx)\b")
 
 
-# The first word of a text that compare.LEAD matches, when the text is ASCII.
-_LEAD_WORDS = ("compare", "porownaj")
 # The first character of every HELP form ("/help", "?", "hi", "cześć", "dzień dobry", "สวัสดี").
 _HELP_HEADS = "/?hspcdชส"
 
@@ -187,10 +183,8 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     words = s.split(" ")
     flags = gates(s, pats.words, faq_found, words)  # each hint gate below is a bit of this
     faq_words_read = s == plain  # the words of ``low`` (match_faq's text) are s's
-    # raw's only whitespace is single spaces (clean): s's words are low's, and two empty ones
-    q = Query(
-        text=raw, truncated=truncated, lang=detect_lang(raw, words if faq_words_read else None)
-    )
+    lang = detect_lang(raw, words if faq_words_read else None)  # low's words, and two ""
+    q = Query(text=raw, truncated=truncated, lang=lang)
     if flags & HAS_CONFIG:
         s = _read_paste(q, s)
         config_precision, q.precision = q.precision, None
@@ -394,12 +388,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     bound(q)
     if q.wants_limit and not q.has_subject:
         q.followup = True  # "max context?" asks about the last model
-    if compare and (
-        not faq_words_read  # ``words`` are low's: each gate below is read off them
-        or not raw.isascii()
-        or flags & (HAS_SEPARATOR | HAS_KM_ENDS)
-        or words[1] in _LEAD_WORDS
-    ):  # else split() finds no alternatives (no separator, no LEAD, under two k/m endings)
+    if compare and may_compare(raw, words if faq_words_read else None, flags):
         q.alternatives = alternatives(
             raw,
             lambda part: parse(part, catalog, False),
