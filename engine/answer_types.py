@@ -128,7 +128,9 @@ class FitOption(_Out):
 class FitChange(_Out):
     """The smallest change that makes the asked setup fit: one slot changed, the rest kept."""
 
-    change: str  # precision | kv_cache | context | batch | cards
+    # precision | kv_cache | context | batch | cards; two slots at once: precision_context,
+    # precision_batch; a training run: sequence, train_batch, method, method_sequence
+    change: str
     precision: str
     kv_dtype: str
     context_tokens: int
@@ -136,6 +138,7 @@ class FitChange(_Out):
     count: int
     total_gb: float
     headroom_gb: float
+    task: str | None = None  # a training change: the method it trains with
 
 
 class Fit(_Out):

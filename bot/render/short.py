@@ -12,7 +12,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engine import Answer, Catalog, Fit, Note, Pick, fmt_gb, fmt_num, fmt_usd, t
+from engine import (
+    Answer,
+    Catalog,
+    Fit,
+    FitChange,
+    Note,
+    Pick,
+    ctx_label,
+    fmt_gb,
+    fmt_num,
+    fmt_usd,
+    t,
+)
 
 __all__ = [
     "MAX_SHORT_CHARS",
@@ -188,7 +200,32 @@ def _fit_verdict(cat: Catalog, lang: str, fit: Fit) -> str:
                 card=fit.card,
                 gb=_margin(lang, -fit.headroom_gb),
             )
+            two = _two_slots(fit)
+            if two is not None:  # no one change is enough, two are: said at once
+                key = _SHORT[two.change]
+                room = _room(cat, lang, two.headroom_gb, two.headroom_gb < 5)
+                first += " · ✅ " + t(
+                    cat,
+                    lang,
+                    key,
+                    prec=two.precision.upper(),
+                    ctx=ctx_label(two.context_tokens),
+                    batch=two.batch,
+                    room=room,
+                )
     return first
+
+
+# the engine's changes of two slots, and their line-1 texts
+_SHORT = {
+    "precision_kv": "short.change_kv",
+    "precision_context": "short.change_context",
+    "precision_batch": "short.change_batch",
+}
+
+
+def _two_slots(fit: Fit) -> FitChange | None:
+    return next((c for c in fit.changes if c.change in _SHORT), None)
 
 
 def _verdict(answer: Answer, cat: Catalog, teaser: bool) -> list[str]:
@@ -201,7 +238,10 @@ def _verdict(answer: Answer, cat: Catalog, teaser: bool) -> list[str]:
         # "X on A or B": a verdict line for each card asked about, not the first alone
         fits = _asked_fits(answer)[:3]
         lines = [_fit_verdict(cat, lang, fit) for fit in fits]
-        held = (f.fits or (f.best is not None and f.precision) for f in fits)
+        held = (
+            f.fits or (f.best is not None and f.precision) or _two_slots(f) is not None
+            for f in fits
+        )
         if rec is not None and not any(held):  # nothing asked holds it: what would
             lines[0] += " · ✅ " + _pick_line(cat, lang, rec)
         return [*lines, answer.headline]

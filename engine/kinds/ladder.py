@@ -11,6 +11,7 @@ from engine import native
 from engine.answer_types import FitChange, FitOption, ModelRef, Request
 from engine.frozen import as_float as _float
 from engine.kinds.base import Builder
+from engine.kinds.combos import precision_and_limit
 from engine.kinds.hardware import (
     Hardware,
     capacity_hardware,
@@ -240,6 +241,7 @@ def _fit_change(
     d["count"] = count
     d["total_gb"] = _float(total)
     d["headroom_gb"] = _float(room)
+    d["task"] = None
     return c
 
 
@@ -297,6 +299,8 @@ def changes(
     if 0 < mbatch < req.batch:
         total, room = p.room_at(ctx, mbatch)
         out.append(_fit_change("batch", prec, kvd, ctx, mbatch, n, total, room))
+    if best is None:  # no one precision is enough: with a second slot
+        out += precision_and_limit(b, hw, req, p, shown, not mctx, not mbatch)
     if hw.card is not None or hw.owned is not None:
         out += more_cards(hw, req, shown, asked_at, p.weights)
     return out

@@ -32,6 +32,10 @@ def headline(v: Voice, a: Answer) -> str:
             if f.fits
             else "headline.fit_no:request,total,card"
         )
+        if not f.fits and f.changes:  # the first change that makes it fit, said at once
+            then = change_line(v, f.changes[0], f, req)
+            spec = "headline.fit_no_then:request,total,card,change"
+            return fill[spec]((_request_label(v, req), total, hw, then))
         return fill[spec]((_request_label(v, req), total, hw))
     if f.fits:
         return fill["headline.ladder_yes:request,hw,total,headroom,ctx"](
@@ -60,14 +64,16 @@ def headline(v: Voice, a: Answer) -> str:
         return text + roomier(v, f)
     lowest = f.options[-1] if f.options else None
     plain = f.card not in v.cat.card_by_name and f.card not in v.cat.owned_by_name
-    # asked at the lowest rung already: "even INT4 needs" would repeat the question's own number
-    at_lowest = lowest is None or lowest.precision == req.precision
+    two = next((c for c in f.changes if c.change in TWO_SLOTS), None)
+    # asked at the lowest rung already: "even INT4 needs" would repeat the question's own
+    # number; with a change of two slots, that change is said instead
+    at_lowest = lowest is None or lowest.precision == req.precision or two is not None
     spec = (
         ("headline.ladder_none_capacity", "headline.ladder_none")[not plain]
         + ("_lowest" if at_lowest else "")
         + ":request,total,hw,cap,lowest,lowest_total"
     )
-    return fill[spec](
+    text = fill[spec](
         (
             _request_label(v, req),
             total,
@@ -77,6 +83,7 @@ def headline(v: Voice, a: Answer) -> str:
             gb[lowest.total_gb] if lowest else total,
         )
     )
+    return text + (" " + change_line(v, two, f, req) if two is not None else "")
 
 
 def roomier(v: Voice, f: Fit) -> str:
@@ -110,8 +117,24 @@ _CHANGES = {  # each change's spec, written once
 }
 
 
+# a training run's changes, with the method they train with
+_TRAINING = {
+    k: f"change.{k}:task,ctx,batch,total,headroom"
+    for k in ("sequence", "train_batch", "batch_sequence", "method", "method_sequence")
+}
+# changes of two slots at once: the headline says the first, since no one slot is enough
+TWO_SLOTS = ("precision_kv", "precision_context", "precision_batch")
+
+
 def change_line(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
     assert req.model is not None
+    training = _TRAINING.get(c.change)
+    if training is not None:
+        task = v.const["task." + (c.task or req.task)]
+        room = v.rooms[c.headroom_gb]
+        return v.fill[training](
+            (task, ctx_label(c.context_tokens), c.batch, v.gbs[c.total_gb], room)
+        )
     one = c.change == "batch" and c.batch == 1  # "one user at a time", not "1 users"
     key = "batch_one" if one else c.change
     spec = _CHANGES.get(key) or f"change.{key}:prec,ctx,batch,count,card,total,headroom,heads"

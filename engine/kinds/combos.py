@@ -1,0 +1,200 @@
+"""Changes of two slots at once, and the changes of a training run that does not fit.
+
+A one-slot change is not always enough: "32b at 128k on my 4090" fits in no precision at
+128k and at no context in BF16, yet INT4 at about 22k does. A training run has its own
+slots: the sequence length, the batch and the method (full -> LoRA -> QLoRA).
+"""
+
+from __future__ import annotations
+
+from engine.answer_types import FitChange, Request
+from engine.kinds.base import Builder
+from engine.kinds.hardware import Hardware
+from engine.kinds.probe import CTX_STEP, Probe, context_cap
+from engine.kinds.rungs import Rung
+from engine.recommend import kv_extra_gb
+from engine.sizing import LORA_BASE_PRECISION, OVERHEAD_GB, kv_cache_gb
+
+# A context this long is what a chat needs: the heaviest rung that keeps it is the change
+# to offer; below it, the rung that keeps the most.
+USEFUL_CONTEXT = 8192
+# ... and the rung that keeps the most, said too when it keeps this many times more.
+MUCH_MORE = 1.5
+# Each training method and the lighter ones to try after it, heaviest first.
+LIGHTER: dict[str, tuple[str, ...]] = {"full": ("lora", "qlora"), "lora": ("qlora",)}
+
+
+def change(
+    kind: str, req: Request, precision: str, ctx: int, batch: int, count: int, total: float,
+    room: float, task: str | None = None, kv_dtype: str | None = None,
+) -> FitChange:  # fmt: skip
+    """One change, built with its keywords: a combined change is rare, so no field stores."""
+    return FitChange(
+        change=kind,
+        precision=precision,
+        kv_dtype=kv_dtype or req.kv_dtype,
+        context_tokens=ctx,
+        batch=batch,
+        count=count,
+        total_gb=total,
+        headroom_gb=room,
+        task=task,
+    )
+
+
+def precision_and_limit(
+    b: Builder, hw: Hardware, req: Request, p: Probe, shown: list[Rung], context: bool,
+    users: bool,
+) -> list[FitChange]:  # fmt: skip
+    """When no rung fits as asked: a lighter rung with a shorter context (``context``: the
+    asked precision fits at none) and one with fewer users (``users``: at no user count)
+    (``shown``: the rungs the hardware runs, most bytes first; ``p``: the asked request's
+    probe)."""
+    out: list[FitChange] = []
+    steps = context_cap(req) // CTX_STEP
+    lighter = [g for g in shown if g.weights < p.weights]
+    kept = _with_fp8_cache(b, hw, req, lighter)  # the context and the users as asked
+    if kept is not None:
+        out.append(kept)
+    # the heaviest rung that keeps a useful context, and the one that keeps the most when
+    # that is much more (Q4_K_M at 9k, INT4 at 22k)
+    reach = (
+        [(g, p.longest(req.batch, steps, g.weights) * CTX_STEP) for g in lighter] if context else []
+    )
+    reach = [(g, ctx) for g, ctx in reach if ctx]
+    useful = min(USEFUL_CONTEXT, req.context_tokens)
+    first = next(((g, ctx) for g, ctx in reach if ctx >= useful), None)
+    most = max(reach, key=lambda gc: gc[1], default=None)
+    picked = [first] if first is not None else []
+    if most is not None and (first is None or most[1] >= MUCH_MORE * first[1]):
+        picked.append(most)
+    for g, ctx in picked:
+        total, room = p.room_at(ctx, req.batch, g.weights)
+        out.append(
+            change("precision_context", req, g.precision, ctx, req.batch, hw.count, total, room)
+        )
+    if req.batch > 1 and users:
+        want = (req.batch + 1) // 2
+        held_most: tuple[Rung, int] | None = None
+        for g in lighter:
+            held = p.most_users(req.context_tokens, g.weights)
+            if held >= want:
+                held_most = (g, held)
+                break
+            if held and (held_most is None or held > held_most[1]):
+                held_most = (g, held)
+        if held_most is not None:
+            g, held = held_most
+            total, room = p.room_at(req.context_tokens, held, g.weights)
+            ctx = req.context_tokens
+            out.append(
+                change("precision_batch", req, g.precision, ctx, held, hw.count, total, room)
+            )
+    return out
+
+
+def _with_fp8_cache(
+    b: Builder, hw: Hardware, req: Request, lighter: list[Rung]
+) -> FitChange | None:
+    """The heaviest lighter rung that, with an FP8 KV cache, fits at the asked context and
+    user count: ``room_on``'s sums (weights + cache + overhead, a set's copied cache on
+    every card)."""
+    m = req.model
+    if req.kv_dtype == "fp8" or m is None or not lighter:
+        return None
+    kv = kv_cache_gb(m, b.cat.kv_by_name["fp8"].bytes, req.context_tokens, req.batch)
+    extra = 0.0
+    if hw.count > 1 and (hw.card is not None or hw.owned is not None):
+        extra = kv_extra_gb(kv, hw.count, None if m.mla else m.kv_heads, bool(m.mla))
+    for g in lighter:
+        total = g.weights + kv + OVERHEAD_GB
+        room = hw.vram_gb - total - extra * hw.count
+        if room >= 0:
+            ctx, batch = req.context_tokens, req.batch
+            return change(
+                "precision_kv", req, g.precision, ctx, batch, hw.count, total, room, None, "fp8"
+            )
+    return None
+
+
+def _room(b: Builder, hw: Hardware, r: Request) -> tuple[float, float]:
+    total = b.breakdown(r).total
+    return total, hw.vram_gb - total
+
+
+def _longest_sequence(b: Builder, hw: Hardware, r: Request) -> tuple[Request, float, float] | None:
+    """The longest sequence in whole 1k steps, below the asked one, at which ``r`` fits.
+
+    Activations grow in proportion to the tokens of a step and nothing else does, so the
+    border comes from one division; the breakdown at the border is the check."""
+    bd = b.breakdown(r)
+    act = bd.parts.get("activations", 0.0)
+    if act <= 0 or r.context_tokens <= CTX_STEP:
+        return None
+    per_token = act / r.context_tokens
+    free = hw.vram_gb - (bd.total - act)
+    steps = min(int(free / per_token) // CTX_STEP, (r.context_tokens - 1) // CTX_STEP)
+    while steps > 0:
+        shorter = r.model_copy(update={"context_tokens": steps * CTX_STEP})
+        total, room = _room(b, hw, shorter)
+        if room >= 0:
+            return shorter, total, room
+        steps -= 1
+    return None
+
+
+def training_changes(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
+    """A training run that does not fit: a shorter sequence, batch 1, then the first lighter
+    method that fits as asked or with a shorter sequence."""
+    out: list[FitChange] = []
+    n = hw.count
+    task = req.task
+    found = _longest_sequence(b, hw, req)
+    if req.batch > 1:  # one sequence a step first; a shorter one too if that is not enough
+        one = req.model_copy(update={"batch": 1})
+        total, room = _room(b, hw, one)
+        if room >= 0:
+            out.append(
+                change(
+                    "train_batch", req, req.precision, req.context_tokens, 1, n, total, room, task
+                )
+            )
+        elif found is None and (shorter := _longest_sequence(b, hw, one)) is not None:
+            r, total, room = shorter
+            out.append(
+                change(
+                    "batch_sequence", req, r.precision, r.context_tokens, 1, n, total, room, task
+                )
+            )
+    if found is not None:
+        r, total, room = found
+        out.append(
+            change("sequence", req, r.precision, r.context_tokens, r.batch, n, total, room, task)
+        )
+    for lighter in LIGHTER.get(task, ()):
+        precision = LORA_BASE_PRECISION[lighter]
+        r = req.model_copy(update={"task": lighter, "precision": precision, "weight_parts": None})
+        total, room = _room(b, hw, r)
+        if room >= 0:
+            out.append(
+                change("method", req, precision, r.context_tokens, r.batch, n, total, room, lighter)
+            )
+            break
+        found = _longest_sequence(b, hw, r)
+        if found is not None:
+            r, total, room = found
+            out.append(
+                change(
+                    "method_sequence",
+                    req,
+                    precision,
+                    r.context_tokens,
+                    r.batch,
+                    n,
+                    total,
+                    room,
+                    lighter,
+                )
+            )
+            break
+    return out
