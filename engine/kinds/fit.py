@@ -96,7 +96,10 @@ def fit_on(b: Builder, hw: Hardware, req: Request, w: Workload) -> Fit:
     elif best is not None:  # a training request: no context search
         best.__dict__["max_context_tokens"] = 0
     is_offered, why = ladder.offered(hw, w)
-    dec, dec_kv = ladder.rung_decode(hw, shown_rung) if shown_rung is not None else (None, None)
+    dec = dec_kv = None
+    if shown_rung is not None:
+        assert req.model is not None
+        dec, dec_kv = ladder.rung_decode(hw, shown_rung, ladder.by_layers(hw, req.model))
     card = hw.card
     price = None
     if card is not None and is_offered:

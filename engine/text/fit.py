@@ -164,7 +164,7 @@ def ladder_lines(v: Voice, f: Fit) -> list[str]:
     ]
 
 
-def speed_lines(v: Voice, f: Fit) -> list[str]:
+def speed_lines(v: Voice, f: Fit, heads: int = 0) -> list[str]:
     """The ceiling only for hardware that holds an option; a set names the link it crosses."""
     if not f.decode_tok_s:
         return []
@@ -177,6 +177,8 @@ def speed_lines(v: Voice, f: Fit) -> list[str]:
         line = fill["decode.line:tok"]((tok,))
     elif v.cat.precision_by_name[shown].gguf:  # llama.cpp: split by layers
         line = fill["decode.line_layers:tok,count"]((tok, f.count))
+    elif heads and heads % f.count:  # no tensor parallelism: split by layers
+        line = fill["decode.line_by_layers:tok,count"]((tok, f.count))
     elif f.link_gbps is None:  # an owned set: the link between the cards is not known
         line = fill["decode.line_set_plain:tok,count"]((tok, f.count))
     elif f.count > NODE_CARDS:  # nodes take their turns: one node's bandwidth per stream
@@ -257,7 +259,8 @@ def describe_fit(v: Voice, a: Answer) -> Answer:
                 )
             )
         if f.decode_tok_s:
-            fit_lines += speed_lines(v, f)
+            assert req.model is not None
+            fit_lines += speed_lines(v, f, req.model.attention_heads)
     sections = [section(const["section.fit"], fit_lines)]
     if f is not None and f.changes:
         lines = [change_line(v, c, f, req) for c in f.changes]

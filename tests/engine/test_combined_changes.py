@@ -141,3 +141,15 @@ def test_json_keeps_the_change_keys(cat: Catalog) -> None:
     assert set(c) >= {"change", "precision", "kv_dtype", "context_tokens", "batch", "count"}
     assert set(c) >= {"total_gb", "headroom_gb", "task"}
     assert c["change"] == "method" and c["task"] == "lora"
+
+
+def test_a_set_split_by_layers_streams_at_one_cards_pace(cat: Catalog) -> None:
+    """3 cards do not divide 64 heads: no tensor parallelism, the cards take their turns."""
+    one = ask("llama 3.1 70b fp8 on 1x h100", catalog=cat).fit
+    three = ask("llama 3.1 70b fp8 on 3x h100", catalog=cat)
+    four = ask("llama 3.1 70b fp8 on 4x h100", catalog=cat).fit
+    assert one is not None and three.fit is not None and four is not None
+    assert one.fits and three.fit.fits and four.fits
+    assert three.fit.decode_tok_s == pytest.approx(one.decode_tok_s)
+    assert (four.decode_tok_s or 0) > 2 * (one.decode_tok_s or 0)
+    assert "split by layers" in three.text and "tensor parallel;" not in three.text
