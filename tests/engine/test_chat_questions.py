@@ -843,3 +843,15 @@ def test_memory_against_a_set_names_the_set_once(cat: Catalog) -> None:
     a = ask("mac studio 512gb vs 8x a100", catalog=cat)
     assert a.kind == "compare" and "8× 8×" not in a.text
     assert a.headline.startswith("8× A100 SXM (640 GB) holds the most")
+
+
+def test_the_128k_release_is_not_the_4k_one(cat: Catalog) -> None:
+    """Phi-3 mini 128k shares the 4k shape but takes 131072 tokens (LongRoPE)."""
+    long = ask("microsoft/Phi-3-mini-128k-instruct int4", catalog=cat)
+    short = ask("microsoft/Phi-3-mini-4k-instruct int4", catalog=cat)
+    assert long.request is not None and long.request.model is not None
+    assert short.request is not None and short.request.model is not None
+    assert long.request.model.id == "phi-3-mini-128k"
+    assert long.request.model.max_context_tokens == 131072
+    assert short.request.model.max_context_tokens == 4096
+    assert long.request.model.layers == short.request.model.layers
