@@ -15,12 +15,53 @@ def hw_label(f: Fit) -> str:
     return f.card if f.count == 1 else f"{f.count}× {f.card}"
 
 
+def choice(v: Voice, a: Answer, total: str) -> str | None:
+    """ "X on A or B" where more than one holds it: which is cheaper to rent and which is
+    faster, rather than the first one's verdict alone (None: one holds it, or nothing to
+    tell them apart)."""
+    req = a.request
+    assert req is not None
+    held = [f for f in a.fits if f.fits]
+    if len(held) < 2:
+        return None
+    priced = [f for f in held if f.monthly_usd is not None]
+    timed = [f for f in held if f.decode_tok_s]
+    cheap = min(priced, key=lambda f: f.monthly_usd or 0.0) if len(priced) == len(held) else None
+    fast = max(timed, key=lambda f: f.decode_tok_s or 0.0) if len(timed) == len(held) else None
+    label, fill, num = _request_label(v, req), v.fill, v.nums[0]
+    price = v.usds[cheap.monthly_usd or 0.0] if cheap is not None else ""
+    if len(held) > 2:
+        if cheap is None or fast is None:
+            return None
+        spec = "headline.choice_many:count,request,total,cheap,price,fast,tok"
+        tok = num[fast.decode_tok_s or 0.0]
+        return fill[spec]((len(held), label, total, hw_label(cheap), price, hw_label(fast), tok))
+    if fast is not None:
+        other = next(f for f in held if f is not fast)
+        tok, slower = num[fast.decode_tok_s or 0.0], num[other.decode_tok_s or 0.0]
+        if cheap is fast:
+            spec = "headline.choice_same:request,total,card,price,tok,other"
+            return fill[spec]((label, total, hw_label(fast), price, tok, slower))
+        if cheap is not None:
+            spec = "headline.choice_two:request,total,cheap,price,fast,tok,other"
+            return fill[spec]((label, total, hw_label(cheap), price, hw_label(fast), tok, slower))
+        spec = "headline.choice_speed:request,total,fast,tok,other"
+        return fill[spec]((label, total, hw_label(fast), tok, slower))
+    if cheap is not None:
+        return fill["headline.choice_price:request,total,cheap,price"](
+            (label, total, hw_label(cheap), price)
+        )
+    return None
+
+
 def headline(v: Voice, a: Answer) -> str:
     """The verdict and the best option, in one sentence or two."""
     req, f = a.request, a.fit
     assert req is not None and a.memory_gb is not None
     fill, gb = v.fill, v.gbs
     total = gb[a.memory_gb["total"]]
+    if len(a.fits) > 1 and (picked := choice(v, a, total)) is not None:
+        return picked
     if f is None:
         return fill["headline.fit_no:request,total,card"]((_request_label(v, req), total, "?"))
     hw = hw_label(f)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import Catalog, ask, load_catalog
+from engine import Catalog, ask, fmt_num, fmt_usd, load_catalog
 from engine.kinds.fleet import serving_table
 
 
@@ -855,3 +855,28 @@ def test_the_128k_release_is_not_the_4k_one(cat: Catalog) -> None:
     assert long.request.model.max_context_tokens == 131072
     assert short.request.model.max_context_tokens == 4096
     assert long.request.model.layers == short.request.model.layers
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "4090 or 3090 for running qwen3 14b q4_k_m?",
+        "70b int4 on a6000 or a100",
+        "qwen3 14b q4_k_m na 4090 czy 3090?",
+        "llama 3.1 8b on a40, l40s or h100",
+        "qlora 7b on a 4090 or a 3090",
+    ],
+)
+def test_several_cards_that_hold_it_are_told_apart(cat: Catalog, text: str) -> None:
+    """ "A or B" where both hold it: the headline says which is cheaper and which faster,
+    from the fits' own prices and ceilings, not the first card's verdict alone."""
+    a = ask(text, catalog=cat)
+    held = [f for f in a.fits if f.fits]
+    assert len(held) >= 2
+    cheap = min(held, key=lambda f: f.monthly_usd or 0.0)
+    assert cheap.card in a.headline
+    assert fmt_usd(cheap.monthly_usd or 0.0, a.lang) in a.headline
+    if all(f.decode_tok_s for f in held):
+        fast = max(held, key=lambda f: f.decode_tok_s or 0.0)
+        assert fast.card in a.headline
+        assert fmt_num(fast.decode_tok_s or 0.0, 0, a.lang) in a.headline
