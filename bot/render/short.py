@@ -110,7 +110,8 @@ def _pick_line(cat: Catalog, lang: str, pick: Pick) -> str:
 
 
 def _alternative(answer: Answer) -> Pick | None:
-    """The one alternative worth a line: safer if the pick is tight, otherwise cheaper."""
+    """The one alternative worth a line: safer if the pick is tight, otherwise the cheapest
+    that costs less than the pick, otherwise by its reason."""
     alts = answer.alternatives
     if not alts:
         return None
@@ -119,6 +120,10 @@ def _alternative(answer: Answer) -> Pick | None:
         roomy = sorted((a for a in alts if not a.tight), key=lambda a: a.monthly_usd)
         if roomy:
             return roomy[0]
+    if rec is not None:  # an option that costs less than the pick comes first, whatever else
+        cheaper = [a for a in alts if a.monthly_usd < rec.monthly_usd]
+        if cheaper:
+            return min(cheaper, key=lambda a: a.monthly_usd)
     for reason in _CHEAPER + _SAFER:
         for alt in alts:
             if alt.reason == reason:
@@ -130,6 +135,8 @@ def _alt_line(cat: Catalog, lang: str, alt: Pick, rec: Pick | None) -> str:
     reason = alt.reason or "other"
     if rec is not None and rec.tight and not alt.tight and reason != "lower_precision":
         reason = "safer_cheaper" if alt.monthly_usd < rec.monthly_usd else "roomier"
+    elif reason == "cuda" and rec is not None and alt.monthly_usd < rec.monthly_usd:
+        reason = "cuda_cheaper"
     label = t(cat, lang, f"short.alt.{reason}", precision=(alt.precision or "").upper())
     room = (
         t(cat, lang, "short.needs", gb=fmt_gb(alt.need_gb, lang))

@@ -327,3 +327,18 @@ def test_line_one_says_the_change_of_two_slots(catalog: Catalog, text: str, said
     first = short_lines(a, catalog)[0]
     assert first.startswith("❌") and "✅ " + said in first
     assert "/mo" not in first and "/mies" not in first
+
+
+@pytest.mark.parametrize(
+    "text", ["llama 2 13b for 32 users at 4k", "70b int4 128k", "llama 2 13b dla 32 osób przy 4k"]
+)
+def test_an_alternative_cheaper_than_the_pick_gets_the_line(catalog: Catalog, text: str) -> None:
+    a = ask(text, catalog=catalog)
+    rec = a.recommendation
+    assert rec is not None
+    cheaper = [x for x in a.alternatives if x.monthly_usd < rec.monthly_usd]
+    assert cheaper
+    best = min(cheaper, key=lambda x: x.monthly_usd)
+    lines = short_lines(a, catalog)
+    said = [line for line in lines if f"{best.count}× {best.card}" in line]
+    assert said and fmt_usd(best.monthly_usd, a.lang) in said[0]
