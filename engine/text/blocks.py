@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.answer_types import Answer, BudgetOption
+from engine.recommend import set_price
 from engine.text.formulas import math_lines
 from engine.text.labels import (
     alternatives_section,
@@ -73,10 +74,20 @@ def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
 def _card_blocks(v: Voice, a: Answer) -> dict[str, Any]:
     c = a.card
     assert c is not None
+    headline = v.t("headline.card", card=c.name, vram=v.gbs[c.vram_gb], price=v.usds[c.monthly_usd])
+    card = v.cat.card_by_name.get(c.name)
+    if card is not None and card.min_count > 1:  # never rented alone: said first
+        n = card.min_count
+        headline = v.t(
+            "headline.card_sets",
+            card=c.name,
+            vram=v.gbs[c.vram_gb],
+            price=v.usds[c.monthly_usd],
+            min=n,
+            set_price=v.usds[set_price(v.cat, card, n)[2]],
+        )
     return {
-        "headline": v.t(
-            "headline.card", card=c.name, vram=v.gbs[c.vram_gb], price=v.usds[c.monthly_usd]
-        ),
+        "headline": headline,
         "sections": [section("", card_lines(v, c))],
     }
 

@@ -880,3 +880,17 @@ def test_several_cards_that_hold_it_are_told_apart(cat: Catalog, text: str) -> N
         fast = max(held, key=lambda f: f.decode_tok_s or 0.0)
         assert fast.card in a.headline
         assert fmt_num(fast.decode_tok_s or 0.0, 0, a.lang) in a.headline
+
+
+@pytest.mark.parametrize(
+    "text", ["can i rent a single b200?", "B200 เช่าใบเดียวได้ไหม", "czy mogę wynająć jedną b200?"]
+)
+def test_a_card_never_rented_alone_says_so_first(cat: Catalog, text: str) -> None:
+    from engine.recommend import set_price
+
+    a = ask(text, catalog=cat)
+    assert a.kind == "card" and a.card is not None
+    card = cat.card_by_name[a.card.name]
+    assert card.min_count > 1
+    assert f"{card.min_count}× {card.name}" in a.headline
+    assert fmt_usd(set_price(cat, card, card.min_count)[2], a.lang) in a.headline
