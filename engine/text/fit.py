@@ -79,6 +79,11 @@ def headline(v: Voice, a: Answer) -> str:
             return fill[spec]((_request_label(v, req), total, hw, then))
         return fill[spec]((_request_label(v, req), total, hw))
     if f.fits:
+        trained = req.model.max_context_tokens if req.model is not None else None
+        if trained and req.context_tokens > trained:  # "up to 40k" would deny the 128k asked
+            spec = "headline.ladder_yes_beyond:request,hw,total,headroom,ctx"
+            room = v.rooms[f.headroom_gb]
+            return fill[spec]((_request_label(v, req), hw, total, room, ctx_label(trained)))
         return fill["headline.ladder_yes:request,hw,total,headroom,ctx"](
             (
                 _request_label(v, req),

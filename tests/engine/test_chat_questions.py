@@ -894,3 +894,22 @@ def test_a_card_never_rented_alone_says_so_first(cat: Catalog, text: str) -> Non
     assert card.min_count > 1
     assert f"{card.min_count}× {card.name}" in a.headline
     assert fmt_usd(set_price(cat, card, card.min_count)[2], a.lang) in a.headline
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "qwen3 235b a22b at int4 and 128k context - fits on 2 h100?",
+        "qwen3 235b int4 128k na 2x h100",
+        "llama 2 7b at 16k on an h100",
+    ],
+)
+def test_a_fit_past_the_trained_context_does_not_say_up_to_it(cat: Catalog, text: str) -> None:
+    a = ask(text, catalog=cat)
+    assert a.fit is not None and a.fit.fits and a.request is not None
+    m = a.request.model
+    assert m is not None and m.max_context_tokens is not None
+    assert a.request.context_tokens > m.max_context_tokens
+    trained = f"{m.max_context_tokens // 1024}k"
+    assert trained in a.headline
+    assert f"up to {trained}" not in a.headline and f"do {trained}" not in a.headline
