@@ -250,6 +250,10 @@ class Answer(_Out):
     decode_kv_tok_s: float | None = None  # the lower ceiling that also reads the KV cache
     items: list[Answer] = field(default_factory=list)  # kind "compare": the alternatives
     verdict: str | None = None  # kind "compare": which alternative wins, in one line
+    # a model asked with a budget the pick is over: the first lighter setup within it (its
+    # precision, need_gb and, as reason, the task), else the cheapest setup of all
+    within_budget: Pick | None = None
+    budget_floor: Pick | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The public JSON contract (keys are only ever added, never renamed)."""

@@ -235,6 +235,29 @@ def _two_slots(fit: Fit) -> FitChange | None:
     return next((c for c in fit.changes if c.change in _SHORT), None)
 
 
+def _over_budget(answer: Answer, cat: Catalog, budget: float) -> str:
+    """Line 1 when the pick costs more than the budget asked: the lighter setup within it,
+    or the cheapest there is."""
+    lang, req = answer.lang, answer.request
+    within = answer.within_budget
+    p = within or answer.budget_floor
+    key = "short.over_budget" if within is not None else "short.none_in_budget"
+    if p is None or req is None:
+        return t(cat, lang, "short.none_in_budget_plain", budget=fmt_usd(budget, lang))
+    task = p.reason if p.reason in ("full", "lora", "qlora") and p.reason != req.task else None
+    setup = t(cat, lang, f"task.{task}") if task else (p.precision or req.precision).upper()
+    return t(
+        cat,
+        lang,
+        key,
+        budget=fmt_usd(budget, lang),
+        setup=setup,
+        count=p.count,
+        card=p.card,
+        price=_per_month(cat, lang, p.monthly_usd),
+    )
+
+
 def _verdict(answer: Answer, cat: Catalog, teaser: bool) -> list[str]:
     """Line 1 (and the memory line) for answers that decide something; [] for the others.
     ``teaser``: a comparison's first rows too (not when every row follows at once)."""
@@ -256,6 +279,9 @@ def _verdict(answer: Answer, cat: Catalog, teaser: bool) -> list[str]:
         rows = [line for s in answer.sections for line in s.lines][:4] if teaser else []
         return [t(cat, lang, "short.compare", verdict=answer.verdict), *rows]
     if answer.kind == "sizing":
+        budget = answer.budget_usd
+        if rec is not None and budget is not None and rec.monthly_usd > budget:
+            return [_over_budget(answer, cat, budget), answer.headline]
         if rec is not None:
             return ["✅ " + _pick_line(cat, lang, rec), answer.headline]
         if total is not None:
