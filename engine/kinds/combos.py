@@ -7,13 +7,14 @@ slots: the sequence length, the batch and the method (full -> LoRA -> QLoRA).
 
 from __future__ import annotations
 
-from engine.answer_types import FitChange, Request
+from engine.answer_types import FitChange, ModelRef, Request
 from engine.kinds.base import Builder
 from engine.kinds.hardware import Hardware
 from engine.kinds.probe import CTX_STEP, Probe, context_cap
 from engine.kinds.rungs import Rung
+from engine.models import Task
 from engine.recommend import kv_extra_gb
-from engine.sizing import LORA_BASE_PRECISION, OVERHEAD_GB, kv_cache_gb
+from engine.sizing import LORA_BASE_PRECISION, OVERHEAD_GB, kv_cache_gb, training
 
 # A context this long is what a chat needs: the heaviest rung that keeps it is the change
 # to offer; below it, the rung that keeps the most.
@@ -21,25 +22,30 @@ USEFUL_CONTEXT = 8192
 # ... and the rung that keeps the most, said too when it keeps this many times more.
 MUCH_MORE = 1.5
 # Each training method and the lighter ones to try after it, heaviest first.
-LIGHTER: dict[str, tuple[str, ...]] = {"full": ("lora", "qlora"), "lora": ("qlora",)}
+LIGHTER: dict[str, tuple[Task, ...]] = {"full": ("lora", "qlora"), "lora": ("qlora",)}
 
 
 def change(
     kind: str, req: Request, precision: str, ctx: int, batch: int, count: int, total: float,
     room: float, task: str | None = None, kv_dtype: str | None = None,
 ) -> FitChange:  # fmt: skip
-    """One change, built with its keywords: a combined change is rare, so no field stores."""
-    return FitChange(
-        change=kind,
-        precision=precision,
-        kv_dtype=kv_dtype or req.kv_dtype,
-        context_tokens=ctx,
-        batch=batch,
-        count=count,
-        total_gb=total,
-        headroom_gb=room,
-        task=task,
-    )
+    """``FitChange(...)`` with these fields, stored in field order as ``ladder``'s own are
+    (no keyword call); the sums are floats already."""
+    c = _new(FitChange)
+    d = c.__dict__
+    d["change"] = kind
+    d["precision"] = precision
+    d["kv_dtype"] = kv_dtype or req.kv_dtype
+    d["context_tokens"] = ctx
+    d["batch"] = batch
+    d["count"] = count
+    d["total_gb"] = float(total)
+    d["headroom_gb"] = float(room)
+    d["task"] = task
+    return c
+
+
+_new = object.__new__
 
 
 def precision_and_limit(
@@ -117,84 +123,65 @@ def _with_fp8_cache(
     return None
 
 
-def _room(b: Builder, hw: Hardware, r: Request) -> tuple[float, float]:
-    total = b.breakdown(r).total
-    return total, hw.vram_gb - total
-
-
-def _longest_sequence(b: Builder, hw: Hardware, r: Request) -> tuple[Request, float, float] | None:
-    """The longest sequence in whole 1k steps, below the asked one, at which ``r`` fits.
-
-    Activations grow in proportion to the tokens of a step and nothing else does, so the
-    border comes from one division; the breakdown at the border is the check."""
-    bd = b.breakdown(r)
+def _longest_sequence(
+    m: ModelRef, task: Task, seq: int, batch: int, vram: float
+) -> tuple[int, float] | None:
+    """The longest sequence in whole 1k steps, below ``seq``, at which the run fits in
+    ``vram``: (tokens, total GB). Activations grow in proportion to the tokens of a step and
+    nothing else does, so the border comes from one division; ``training`` at the border is
+    the check (the breakdown's own sums)."""
+    bd = training(m, task, seq, batch)
     act = bd.parts.get("activations", 0.0)
-    if act <= 0 or r.context_tokens <= CTX_STEP:
+    if act <= 0 or seq <= CTX_STEP:
         return None
-    per_token = act / r.context_tokens
-    free = hw.vram_gb - (bd.total - act)
-    steps = min(int(free / per_token) // CTX_STEP, (r.context_tokens - 1) // CTX_STEP)
+    steps = min(int((vram - (bd.total - act)) / (act / seq)) // CTX_STEP, (seq - 1) // CTX_STEP)
     while steps > 0:
-        shorter = r.model_copy(update={"context_tokens": steps * CTX_STEP})
-        total, room = _room(b, hw, shorter)
-        if room >= 0:
-            return shorter, total, room
+        total = training(m, task, steps * CTX_STEP, batch).total
+        if vram - total >= 0:
+            return steps * CTX_STEP, total
         steps -= 1
     return None
 
 
 def training_changes(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
     """A training run that does not fit: a shorter sequence, batch 1, then the first lighter
-    method that fits as asked or with a shorter sequence."""
+    method that fits as asked or with a shorter sequence. Sized with ``training`` straight
+    (the breakdown's sums, no request built for each setup tried)."""
+    m = req.model
+    assert m is not None and req.task != "inference"
     out: list[FitChange] = []
-    n = hw.count
-    task = req.task
-    found = _longest_sequence(b, hw, req)
-    if req.batch > 1:  # one sequence a step first; a shorter one too if that is not enough
-        one = req.model_copy(update={"batch": 1})
-        total, room = _room(b, hw, one)
-        if room >= 0:
+    n, vram, task, seq, batch = hw.count, hw.vram_gb, req.task, req.context_tokens, req.batch
+    found = _longest_sequence(m, task, seq, batch, vram)
+    if batch > 1:  # one sequence a step first; a shorter one too if that is not enough
+        total = training(m, task, seq, 1).total
+        if vram - total >= 0:
             out.append(
-                change(
-                    "train_batch", req, req.precision, req.context_tokens, 1, n, total, room, task
-                )
+                change("train_batch", req, req.precision, seq, 1, n, total, vram - total, task)
             )
-        elif found is None and (shorter := _longest_sequence(b, hw, one)) is not None:
-            r, total, room = shorter
+        elif found is None and (shorter := _longest_sequence(m, task, seq, 1, vram)) is not None:
+            tokens, total = shorter
             out.append(
                 change(
-                    "batch_sequence", req, r.precision, r.context_tokens, 1, n, total, room, task
+                    "batch_sequence", req, req.precision, tokens, 1, n, total, vram - total, task
                 )
             )
     if found is not None:
-        r, total, room = found
+        tokens, total = found
         out.append(
-            change("sequence", req, r.precision, r.context_tokens, r.batch, n, total, room, task)
+            change("sequence", req, req.precision, tokens, batch, n, total, vram - total, task)
         )
     for lighter in LIGHTER.get(task, ()):
         precision = LORA_BASE_PRECISION[lighter]
-        r = req.model_copy(update={"task": lighter, "precision": precision, "weight_parts": None})
-        total, room = _room(b, hw, r)
-        if room >= 0:
+        total = training(m, lighter, seq, batch).total
+        if vram - total >= 0:
             out.append(
-                change("method", req, precision, r.context_tokens, r.batch, n, total, room, lighter)
+                change("method", req, precision, seq, batch, n, total, vram - total, lighter)
             )
             break
-        found = _longest_sequence(b, hw, r)
+        found = _longest_sequence(m, lighter, seq, batch, vram)
         if found is not None:
-            r, total, room = found
-            out.append(
-                change(
-                    "method_sequence",
-                    req,
-                    precision,
-                    r.context_tokens,
-                    r.batch,
-                    n,
-                    total,
-                    room,
-                    lighter,
-                )
-            )
+            tokens, total = found
+            kind = "method_sequence"
+            out.append(change(kind, req, precision, tokens, batch, n, total, vram - total, lighter))
             break
     return out
