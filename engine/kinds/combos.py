@@ -62,35 +62,42 @@ def precision_and_limit(
     kept = _with_fp8_cache(b, hw, req, lighter)  # the context and the users as asked
     if kept is not None:
         out.append(kept)
-    # the heaviest rung that keeps a useful context, and the one that keeps the most when
-    # that is much more (Q4_K_M at 9k, INT4 at 22k)
-    reach = (
-        [(g, p.longest(req.batch, steps, g.weights) * CTX_STEP) for g in lighter] if context else []
-    )
-    reach = [(g, ctx) for g, ctx in reach if ctx]
-    useful = min(USEFUL_CONTEXT, req.context_tokens)
-    first = next(((g, ctx) for g, ctx in reach if ctx >= useful), None)
-    most = max(reach, key=lambda gc: gc[1], default=None)
-    picked = [first] if first is not None else []
-    if most is not None and (first is None or most[1] >= MUCH_MORE * first[1]):
-        picked.append(most)
-    for g, ctx in picked:
-        total, room = p.room_at(ctx, req.batch, g.weights)
-        out.append(
-            change("precision_context", req, g.precision, ctx, req.batch, hw.count, total, room)
-        )
-    if req.batch > 1 and users:
+    # the heaviest rung that keeps a useful context, and the lightest, which keeps the most,
+    # when that is much more (Q4_K_M at 9k, INT4 at 22k): a lighter rung never keeps less,
+    # so the lightest is searched first and the others only until one keeps enough
+    if context and lighter:
+        last = lighter[-1]
+        most = p.longest(req.batch, steps, last.weights) * CTX_STEP
+        useful = min(USEFUL_CONTEXT, req.context_tokens)
+        picked: list[tuple[Rung, int]] = []
+        if most:
+            for g in lighter[:-1]:
+                ctx = p.longest(req.batch, steps, g.weights) * CTX_STEP
+                if ctx >= useful:
+                    picked.append((g, ctx))
+                    break
+            if not picked and most >= useful:
+                picked.append((last, most))
+            elif not picked or most >= MUCH_MORE * picked[0][1]:
+                picked.append((last, most))
+        for g, ctx in picked:
+            total, room = p.room_at(ctx, req.batch, g.weights)
+            out.append(
+                change("precision_context", req, g.precision, ctx, req.batch, hw.count, total, room)
+            )
+    if req.batch > 1 and users and lighter:
         want = (req.batch + 1) // 2
-        held_most: tuple[Rung, int] | None = None
-        for g in lighter:
-            held = p.most_users(req.context_tokens, g.weights)
-            if held >= want:
-                held_most = (g, held)
-                break
-            if held and (held_most is None or held > held_most[1]):
-                held_most = (g, held)
-        if held_most is not None:
-            g, held = held_most
+        last = lighter[-1]
+        held = p.most_users(req.context_tokens, last.weights)
+        chosen: tuple[Rung, int] | None = (last, held) if held else None
+        if held >= want:  # the heaviest that keeps half the users, as for the context
+            for g in lighter[:-1]:
+                n = p.most_users(req.context_tokens, g.weights)
+                if n >= want:
+                    chosen = (g, n)
+                    break
+        if chosen is not None:
+            g, held = chosen
             total, room = p.room_at(req.context_tokens, held, g.weights)
             ctx = req.context_tokens
             out.append(

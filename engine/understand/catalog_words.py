@@ -32,6 +32,10 @@ from engine.understand.patterns import (
 from engine.understand.query import Query
 
 
+# A context a release is named for: (every word of its spellings, the other words of each)
+NameContext = tuple[frozenset[str], tuple[frozenset[str], ...]]
+
+
 @dataclass(frozen=True)
 class CatalogWords:
     """The catalog's spellings as regexes, and what the parser checks a card against."""
@@ -45,7 +49,7 @@ class CatalogWords:
     # they go with: beside one of those words they are the name, not a context length.
     name_numbers: dict[str, frozenset[str]]
     # A context a release is named for ("128k") -> the other words of each spelling with it
-    name_contexts: dict[str, tuple[frozenset[str], ...]]
+    name_contexts: dict[str, NameContext]
     # A card spelling as found -> (the fleet card, else the owned card) it names; filled as
     # spellings are met, so each is resolved through the catalog's aliases once.
     card_of: dict[str, tuple[Card | None, OwnedCard | None]] = field(default_factory=dict)
@@ -118,9 +122,9 @@ def _name_numbers(catalog: Catalog) -> dict[str, frozenset[str]]:
     return {t: frozenset(words) for t, words in out.items()}
 
 
-def _name_contexts(catalog: Catalog) -> dict[str, tuple[frozenset[str], ...]]:
+def _name_contexts(catalog: Catalog) -> dict[str, NameContext]:
     """The context a release is named for, when it is the entry's own ("phi-3 mini 128k" is
-    the 131072-token release) -> the other words of each spelling that holds it."""
+    the 131072-token release) -> (every word of those spellings, the other words of each)."""
     out: dict[str, list[frozenset[str]]] = {}
     for m in catalog.models:
         for spelling in (m.name, *m.aliases):
@@ -129,7 +133,7 @@ def _name_contexts(catalog: Catalog) -> dict[str, tuple[frozenset[str], ...]]:
                 k = _NAME_CONTEXT.fullmatch(t)
                 if k and m.max_context_tokens in (int(k.group(1)) * 1000, int(k.group(1)) * 1024):
                     out.setdefault(t, []).append(frozenset(u for u in toks if u != t))
-    return {t: tuple(sets) for t, sets in out.items()}
+    return {t: (frozenset().union(*sets), tuple(sets)) for t, sets in out.items()}
 
 
 def names_number(pats: CatalogWords, token: str, text: str, at: int = 0) -> bool:
@@ -138,7 +142,8 @@ def names_number(pats: CatalogWords, token: str, text: str, at: int = 0) -> bool
     "phi 3 mini at 128k" it is the context."""
     token = token.lower().replace(" ", "")
     if token[-1:] == "k":
-        return _names_context(pats.name_contexts.get(token, ()), text[:at])
+        named = pats.name_contexts.get(token)
+        return named is not None and _names_context(named, text[:at])
     words = pats.name_numbers.get(token)
     if words is None:
         return False
@@ -146,15 +151,16 @@ def names_number(pats: CatalogWords, token: str, text: str, at: int = 0) -> bool
     return not words.isdisjoint(said) or any(base_form(w, words) in words for w in said)
 
 
-def _names_context(spellings: tuple[frozenset[str], ...], before: str) -> bool:
+def _names_context(named: NameContext, before: str) -> bool:
     """Whether the words right before a context ("phi 3 mini" in "phi 3 mini 128k") are a
     spelling that holds it, its version among them: "phi-4-mini 128k" and "phi 3 mini at
     128k" are a context."""
-    if not spellings:
-        return False
-    known = frozenset().union(*spellings)
+    known, spellings = named
+    words = before.split()
+    if not words or words[-1] not in known and model_key(words[-1]) not in known:
+        return False  # the word right before is no name word: the common case, one test
     run: set[str] = set()
-    for word in reversed(model_key(before).split()):
+    for word in reversed(model_key(" ".join(words[-6:])).split()):
         if word not in known:
             break
         run.add(word)
