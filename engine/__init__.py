@@ -14,6 +14,7 @@ from engine.answer_types import (
     CardInfo,
     Context,
     Fit,
+    FitChange,
     Limit,
     ModelRef,
     Note,
@@ -44,7 +45,7 @@ from engine.suggest import (
     suggest_cards,
     suggest_models,
 )
-from engine.text.voice import render_text
+from engine.text.voice import ctx_label, render_text
 from engine.warm import warm_up
 
 __all__ = [
@@ -65,6 +66,7 @@ __all__ = [
     "Context",
     "Conversations",
     "Fit",
+    "FitChange",
     "Lang",
     "Limit",
     "ModelRef",
@@ -81,6 +83,7 @@ __all__ = [
     "card_info",
     "compare",
     "context_of",
+    "ctx_label",
     "default_catalog",
     "fleet_shrink",
     "fmt_gb",

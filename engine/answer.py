@@ -250,8 +250,8 @@ def _dispatch(b: Builder) -> Answer:
             low = q.text.lower()
             mine = owns_hardware(low) and not q.wants_card_info
             runs = q.wants_fit or wants_a_model(low) or (mine and not about_card(low))
-            if runs and not q.model_words.split():
-                return what_fits(b)
+            if runs and not q.model_words.split() and not wants_rental(low):
+                return what_fits(b)  # "can I rent a single B200?" asks about the card
             return card(b, q.cards[0].name)
         if (q.owned or q.vram_gb) and not q.model_words.split():  # "rtx 4060 ti", "128gb"
             return what_fits(b)

@@ -128,7 +128,9 @@ class FitOption(_Out):
 class FitChange(_Out):
     """The smallest change that makes the asked setup fit: one slot changed, the rest kept."""
 
-    change: str  # precision | kv_cache | context | batch | cards
+    # precision | kv_cache | context | batch | cards; two slots at once: precision_context,
+    # precision_batch; a training run: sequence, train_batch, method, method_sequence
+    change: str
     precision: str
     kv_dtype: str
     context_tokens: int
@@ -136,6 +138,7 @@ class FitChange(_Out):
     count: int
     total_gb: float
     headroom_gb: float
+    task: str | None = None  # a training change: the method it trains with
 
 
 class Fit(_Out):
@@ -247,6 +250,10 @@ class Answer(_Out):
     decode_kv_tok_s: float | None = None  # the lower ceiling that also reads the KV cache
     items: list[Answer] = field(default_factory=list)  # kind "compare": the alternatives
     verdict: str | None = None  # kind "compare": which alternative wins, in one line
+    # a model asked with a budget the pick is over: the first lighter setup within it (its
+    # precision, need_gb and, as reason, the task), else the cheapest setup of all
+    within_budget: Pick | None = None
+    budget_floor: Pick | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The public JSON contract (keys are only ever added, never renamed)."""

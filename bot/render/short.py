@@ -12,7 +12,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engine import Answer, Catalog, Fit, Note, Pick, fmt_gb, fmt_num, fmt_usd, t
+from engine import (
+    Answer,
+    Catalog,
+    Fit,
+    FitChange,
+    Note,
+    Pick,
+    ctx_label,
+    fmt_gb,
+    fmt_num,
+    fmt_usd,
+    t,
+)
 
 __all__ = [
     "MAX_SHORT_CHARS",
@@ -98,7 +110,8 @@ def _pick_line(cat: Catalog, lang: str, pick: Pick) -> str:
 
 
 def _alternative(answer: Answer) -> Pick | None:
-    """The one alternative worth a line: safer if the pick is tight, otherwise cheaper."""
+    """The one alternative worth a line: safer if the pick is tight, otherwise the cheapest
+    that costs less than the pick, otherwise by its reason."""
     alts = answer.alternatives
     if not alts:
         return None
@@ -107,6 +120,10 @@ def _alternative(answer: Answer) -> Pick | None:
         roomy = sorted((a for a in alts if not a.tight), key=lambda a: a.monthly_usd)
         if roomy:
             return roomy[0]
+    if rec is not None:  # an option that costs less than the pick comes first, whatever else
+        cheaper = [a for a in alts if a.monthly_usd < rec.monthly_usd]
+        if cheaper:
+            return min(cheaper, key=lambda a: a.monthly_usd)
     for reason in _CHEAPER + _SAFER:
         for alt in alts:
             if alt.reason == reason:
@@ -118,6 +135,8 @@ def _alt_line(cat: Catalog, lang: str, alt: Pick, rec: Pick | None) -> str:
     reason = alt.reason or "other"
     if rec is not None and rec.tight and not alt.tight and reason != "lower_precision":
         reason = "safer_cheaper" if alt.monthly_usd < rec.monthly_usd else "roomier"
+    elif reason == "cuda" and rec is not None and alt.monthly_usd < rec.monthly_usd:
+        reason = "cuda_cheaper"
     label = t(cat, lang, f"short.alt.{reason}", precision=(alt.precision or "").upper())
     room = (
         t(cat, lang, "short.needs", gb=fmt_gb(alt.need_gb, lang))
@@ -188,7 +207,55 @@ def _fit_verdict(cat: Catalog, lang: str, fit: Fit) -> str:
                 card=fit.card,
                 gb=_margin(lang, -fit.headroom_gb),
             )
+            two = _two_slots(fit)
+            if two is not None:  # no one change is enough, two are: said at once
+                key = _SHORT[two.change]
+                room = _room(cat, lang, two.headroom_gb, two.headroom_gb < 5)
+                first += " · ✅ " + t(
+                    cat,
+                    lang,
+                    key,
+                    prec=two.precision.upper(),
+                    ctx=ctx_label(two.context_tokens),
+                    batch=two.batch,
+                    room=room,
+                )
     return first
+
+
+# the engine's changes of two slots, and their line-1 texts
+_SHORT = {
+    "precision_kv": "short.change_kv",
+    "precision_context": "short.change_context",
+    "precision_batch": "short.change_batch",
+}
+
+
+def _two_slots(fit: Fit) -> FitChange | None:
+    return next((c for c in fit.changes if c.change in _SHORT), None)
+
+
+def _over_budget(answer: Answer, cat: Catalog, budget: float) -> str:
+    """Line 1 when the pick costs more than the budget asked: the lighter setup within it,
+    or the cheapest there is."""
+    lang, req = answer.lang, answer.request
+    within = answer.within_budget
+    p = within or answer.budget_floor
+    key = "short.over_budget" if within is not None else "short.none_in_budget"
+    if p is None or req is None:
+        return t(cat, lang, "short.none_in_budget_plain", budget=fmt_usd(budget, lang))
+    task = p.reason if p.reason in ("full", "lora", "qlora") and p.reason != req.task else None
+    setup = t(cat, lang, f"task.{task}") if task else (p.precision or req.precision).upper()
+    return t(
+        cat,
+        lang,
+        key,
+        budget=fmt_usd(budget, lang),
+        setup=setup,
+        count=p.count,
+        card=p.card,
+        price=_per_month(cat, lang, p.monthly_usd),
+    )
 
 
 def _verdict(answer: Answer, cat: Catalog, teaser: bool) -> list[str]:
@@ -201,7 +268,10 @@ def _verdict(answer: Answer, cat: Catalog, teaser: bool) -> list[str]:
         # "X on A or B": a verdict line for each card asked about, not the first alone
         fits = _asked_fits(answer)[:3]
         lines = [_fit_verdict(cat, lang, fit) for fit in fits]
-        held = (f.fits or (f.best is not None and f.precision) for f in fits)
+        held = (
+            f.fits or (f.best is not None and f.precision) or _two_slots(f) is not None
+            for f in fits
+        )
         if rec is not None and not any(held):  # nothing asked holds it: what would
             lines[0] += " · ✅ " + _pick_line(cat, lang, rec)
         return [*lines, answer.headline]
@@ -209,6 +279,9 @@ def _verdict(answer: Answer, cat: Catalog, teaser: bool) -> list[str]:
         rows = [line for s in answer.sections for line in s.lines][:4] if teaser else []
         return [t(cat, lang, "short.compare", verdict=answer.verdict), *rows]
     if answer.kind == "sizing":
+        budget = answer.budget_usd
+        if rec is not None and budget is not None and rec.monthly_usd > budget:
+            return [_over_budget(answer, cat, budget), answer.headline]
         if rec is not None:
             return ["✅ " + _pick_line(cat, lang, rec), answer.headline]
         if total is not None:

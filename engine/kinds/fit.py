@@ -8,6 +8,7 @@ from engine.answer_types import Answer, Fit, Limit, LimitOption, Pick, Request, 
 from engine.frozen import as_float as _float
 from engine.kinds import ladder
 from engine.kinds.base import Builder
+from engine.kinds.combos import training_changes
 from engine.kinds.ladder import Hardware, Rung
 from engine.kinds.sizing import training_notes
 from engine.limits import MAX_BATCH, MAX_CONTEXT_TOKENS
@@ -95,7 +96,10 @@ def fit_on(b: Builder, hw: Hardware, req: Request, w: Workload) -> Fit:
     elif best is not None:  # a training request: no context search
         best.__dict__["max_context_tokens"] = 0
     is_offered, why = ladder.offered(hw, w)
-    dec, dec_kv = ladder.rung_decode(hw, shown_rung) if shown_rung is not None else (None, None)
+    dec = dec_kv = None
+    if shown_rung is not None:
+        assert req.model is not None
+        dec, dec_kv = ladder.rung_decode(hw, shown_rung, ladder.by_layers(hw, req.model))
     card = hw.card
     price = None
     if card is not None and is_offered:
@@ -124,11 +128,12 @@ def fit_on(b: Builder, hw: Hardware, req: Request, w: Workload) -> Fit:
     d["offered"] = is_offered
     d["max_context_tokens"] = mctx
     d["max_batch"] = mbatch
-    d["changes"] = (
-        []
-        if fits or shown_rungs is None
-        else ladder.changes(b, hw, req, best, mctx, mbatch, shown_rungs, asked_at)
-    )
+    if fits:
+        d["changes"] = []
+    elif shown_rungs is None:  # a training run: its own slots
+        d["changes"] = training_changes(b, hw, req)
+    else:
+        d["changes"] = ladder.changes(b, hw, req, best, mctx, mbatch, shown_rungs, asked_at)
     d["rental"] = rental
     d["interconnect"] = card.interconnect if card is not None else None
     d["link_gbps"] = card.link_gbps if card is not None else None

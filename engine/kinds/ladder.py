@@ -11,6 +11,7 @@ from engine import native
 from engine.answer_types import FitChange, FitOption, ModelRef, Request
 from engine.frozen import as_float as _float
 from engine.kinds.base import Builder
+from engine.kinds.combos import precision_and_limit
 from engine.kinds.hardware import (
     Hardware,
     capacity_hardware,
@@ -68,6 +69,17 @@ def room_on(b: Builder, hw: Hardware, req: Request) -> tuple[float, float]:
     return total, hw.vram_gb - total - extra * count
 
 
+def by_layers(hw: Hardware, m: ModelRef) -> bool:
+    """A set of cards whose count does not divide the attention heads runs split by layers
+    (no tensor parallelism): a stream then reads one card at a time, as llama.cpp's does."""
+    count = hw.count
+    return (
+        count > 1
+        and (hw.card is not None or hw.owned is not None)
+        and bool(m.attention_heads % count)
+    )
+
+
 def _runs(b: Builder, hw: Hardware, g: Rung) -> bool:
     """``runnable`` of an inference rung, its FP8 need read from the table."""
     if not g.fp8:
@@ -97,6 +109,7 @@ def ladder_options(
     assert m is not None
     vram, count, bw, hw_fp8 = hw.vram_gb, hw.count, hw.bandwidth_gbps, hw.fp8
     copies = count > 1 and (hw.card is not None or hw.owned is not None)
+    layers = copies and bool(m.attention_heads % count)  # by_layers(hw, m)
     table = rungs(b, req)
     # every rung's cache is the request's one sum: the copied cache is the same on each
     extra = 0.0
@@ -120,7 +133,7 @@ def ladder_options(
             if best_at is None:
                 best_at = len(options)
             if bw is not None:
-                dec = (bw / count if split else stream_bandwidth_gbps(bw, count)) / read
+                dec = (bw / count if split or layers else stream_bandwidth_gbps(bw, count)) / read
         shown.append(g)
         o = _new(FitOption)  # numbers computed here, floats already: nothing to coerce
         d = o.__dict__  # stored key by key, in field order: no keyword dict per option
@@ -168,7 +181,7 @@ def decode(b: Builder, hw: Hardware, req: Request) -> tuple[float | None, float 
     bw = hw.bandwidth_gbps
     if bw is None or req.task != "inference" or req.model is None:
         return None, None
-    if b.layer_split(req):  # llama.cpp reads the cards' layers one after another
+    if b.layer_split(req) or by_layers(hw, req.model):  # the cards' layers one by one
         bw /= hw.count
     else:
         bw = stream_bandwidth_gbps(bw, hw.count)
@@ -178,12 +191,13 @@ def decode(b: Builder, hw: Hardware, req: Request) -> tuple[float | None, float 
     return bw / read, lower
 
 
-def rung_decode(hw: Hardware, g: Rung) -> tuple[float | None, float | None]:
-    """``decode`` of a rung's request, read from its row (the very sums)."""
+def rung_decode(hw: Hardware, g: Rung, layers: bool = False) -> tuple[float | None, float | None]:
+    """``decode`` of a rung's request, read from its row (the very sums); ``layers``:
+    ``by_layers`` of the hardware and the model."""
     bw = hw.bandwidth_gbps
     if bw is None:
         return None, None
-    bw = bw / hw.count if g.split else stream_bandwidth_gbps(bw, hw.count)
+    bw = bw / hw.count if g.split or layers else stream_bandwidth_gbps(bw, hw.count)
     read, kv = g.read, g.kv
     return bw / read, (bw / (read + kv) if kv > KV_READ_SHARE * read else None)
 
@@ -193,7 +207,10 @@ def ceiling(b: Builder, hw: Hardware, req: Request) -> float | None:
     bw = hw.bandwidth_gbps
     if bw is None or req.task != "inference" or req.model is None:
         return None
-    bw = bw / hw.count if b.layer_split(req) else stream_bandwidth_gbps(bw, hw.count)
+    if b.layer_split(req) or by_layers(hw, req.model):
+        bw = bw / hw.count
+    else:
+        bw = stream_bandwidth_gbps(bw, hw.count)
     return bw / native.read_per_token_gb(b.cat, req)
 
 
@@ -240,6 +257,7 @@ def _fit_change(
     d["count"] = count
     d["total_gb"] = _float(total)
     d["headroom_gb"] = _float(room)
+    d["task"] = None
     return c
 
 
@@ -297,6 +315,8 @@ def changes(
     if 0 < mbatch < req.batch:
         total, room = p.room_at(ctx, mbatch)
         out.append(_fit_change("batch", prec, kvd, ctx, mbatch, n, total, room))
+    if best is None:  # no one precision is enough: with a second slot
+        out += precision_and_limit(b, hw, req, p, shown, not mctx, not mbatch)
     if hw.card is not None or hw.owned is not None:
         out += more_cards(hw, req, shown, asked_at, p.weights)
     return out

@@ -109,12 +109,15 @@ class Probe:
                 hi = mid - 1
         return lo
 
-    def most_users(self, context_tokens: int) -> int:
-        """The binary search of ``max_users``, with ``room`` written out in the loop."""
-        if not self.runs:
-            return 0
+    def most_users(self, context_tokens: int, weights: float | None = None) -> int:
+        """The binary search of ``max_users``, with ``room`` written out in the loop
+        (``weights``: another rung the hardware runs, as in ``longest``)."""
+        if weights is None:
+            if not self.runs:
+                return 0
+            weights = self.weights
         grow = self._grow(context_tokens)
-        weights, vram, share, count = self.weights, self.vram, self.share, self.count
+        vram, share, count = self.vram, self.share, self.count
         if share is None and grow > 0:
             guess = (vram - weights - OVERHEAD_GB) * GB / grow
             # as in ``longest``: from the closed-form guess, stepped to the border
@@ -137,11 +140,14 @@ class Probe:
                 hi = mid - 1
         return lo
 
-    def room_at(self, context_tokens: int, batch: int) -> tuple[float, float]:
+    def room_at(
+        self, context_tokens: int, batch: int, weights: float | None = None
+    ) -> tuple[float, float]:
         """``room_on`` of the request at another context or batch (total GB, GB left): the
-        breakdown's sums (``kv_cache_gb``, weights + cache + overhead), term for term."""
+        breakdown's sums (``kv_cache_gb``, weights + cache + overhead), term for term
+        (``weights``: another rung's, as in ``longest``)."""
         kv = self._grow(context_tokens) * batch / GB
-        total = self.weights + kv + OVERHEAD_GB
+        total = (self.weights if weights is None else weights) + kv + OVERHEAD_GB
         share, count = self.share, self.count
         extra = kv * share - kv / count if share is not None and kv else 0.0
         return total, self.vram - total - extra * count

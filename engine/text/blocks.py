@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.answer_types import Answer, BudgetOption
+from engine.answer_types import Answer, BudgetOption, Pick, Request
+from engine.recommend import set_price
 from engine.text.formulas import math_lines
 from engine.text.labels import (
     alternatives_section,
@@ -41,6 +42,8 @@ def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
     sections = [section(const["section.memory"], memory_lines(v, a))]
     total = v.gbs[a.memory_gb["total"]]
     headline = fill["headline.sizing:request,total"]((request_label(v, req), total))
+    if a.budget_usd is not None and a.recommendation is not None:
+        headline = budget_headline(v, a, total)
     card_lines: list[str] = []
     p = a.recommendation
     if p is not None:
@@ -70,13 +73,66 @@ def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
     return {"headline": headline, "sections": sections, "math": math_lines(v, a)}
 
 
+def _set(p: Pick) -> str:
+    return p.card if p.count == 1 else f"{p.count}× {p.card}"
+
+
+def _setup(v: Voice, req: Request, p: Pick) -> str:
+    """How a budget pick runs: its precision, or the lighter training method."""
+    if p.reason and p.reason != req.task and p.reason != "inference":
+        return v.const["task." + p.reason]
+    return (p.precision or req.precision).upper()
+
+
+def budget_headline(v: Voice, a: Answer, total: str) -> str:
+    """A model asked with a budget: the pick within it, or the first lighter setup that is,
+    or the cheapest there is (what the budget would have to reach)."""
+    req, p, usd = a.request, a.recommendation, v.usds
+    assert req is not None and p is not None and a.budget_usd is not None
+    label, budget, fill = request_label(v, req), usd[a.budget_usd], v.fill
+    if p.monthly_usd <= a.budget_usd:
+        spec = "headline.budget_yes:budget,request,total,hw,price"
+        return fill[spec]((budget, label, total, _set(p), usd[p.monthly_usd]))
+    w = a.within_budget
+    if w is not None:
+        spec = "headline.budget_lower:budget,request,total,price,setup,hw,cost,need"
+        return fill[spec](
+            (
+                budget,
+                label,
+                total,
+                usd[p.monthly_usd],
+                _setup(v, req, w),
+                _set(w),
+                usd[w.monthly_usd],
+                v.gbs[w.need_gb or 0.0],
+            )
+        )
+    f = a.budget_floor
+    if f is None:
+        spec = "headline.budget_none_at_all:budget,request,total,price"
+        return fill[spec]((budget, label, total, usd[p.monthly_usd]))
+    spec = "headline.budget_none:budget,request,total,setup,hw,cost"
+    return fill[spec]((budget, label, total, _setup(v, req, f), _set(f), usd[f.monthly_usd]))
+
+
 def _card_blocks(v: Voice, a: Answer) -> dict[str, Any]:
     c = a.card
     assert c is not None
+    headline = v.t("headline.card", card=c.name, vram=v.gbs[c.vram_gb], price=v.usds[c.monthly_usd])
+    card = v.cat.card_by_name.get(c.name)
+    if card is not None and card.min_count > 1:  # never rented alone: said first
+        n = card.min_count
+        headline = v.t(
+            "headline.card_sets",
+            card=c.name,
+            vram=v.gbs[c.vram_gb],
+            price=v.usds[c.monthly_usd],
+            min=n,
+            set_price=v.usds[set_price(v.cat, card, n)[2]],
+        )
     return {
-        "headline": v.t(
-            "headline.card", card=c.name, vram=v.gbs[c.vram_gb], price=v.usds[c.monthly_usd]
-        ),
+        "headline": headline,
         "sections": [section("", card_lines(v, c))],
     }
 

@@ -15,12 +15,53 @@ def hw_label(f: Fit) -> str:
     return f.card if f.count == 1 else f"{f.count}× {f.card}"
 
 
+def choice(v: Voice, a: Answer, total: str) -> str | None:
+    """ "X on A or B" where more than one holds it: which is cheaper to rent and which is
+    faster, rather than the first one's verdict alone (None: one holds it, or nothing to
+    tell them apart)."""
+    req = a.request
+    assert req is not None
+    held = [f for f in a.fits if f.fits]
+    if len(held) < 2:
+        return None
+    priced = [f for f in held if f.monthly_usd is not None]
+    timed = [f for f in held if f.decode_tok_s]
+    cheap = min(priced, key=lambda f: f.monthly_usd or 0.0) if len(priced) == len(held) else None
+    fast = max(timed, key=lambda f: f.decode_tok_s or 0.0) if len(timed) == len(held) else None
+    label, fill, num = _request_label(v, req), v.fill, v.nums[0]
+    price = v.usds[cheap.monthly_usd or 0.0] if cheap is not None else ""
+    if len(held) > 2:
+        if cheap is None or fast is None:
+            return None
+        spec = "headline.choice_many:count,request,total,cheap,price,fast,tok"
+        tok = num[fast.decode_tok_s or 0.0]
+        return fill[spec]((len(held), label, total, hw_label(cheap), price, hw_label(fast), tok))
+    if fast is not None:
+        other = next(f for f in held if f is not fast)
+        tok, slower = num[fast.decode_tok_s or 0.0], num[other.decode_tok_s or 0.0]
+        if cheap is fast:
+            spec = "headline.choice_same:request,total,card,price,tok,other"
+            return fill[spec]((label, total, hw_label(fast), price, tok, slower))
+        if cheap is not None:
+            spec = "headline.choice_two:request,total,cheap,price,fast,tok,other"
+            return fill[spec]((label, total, hw_label(cheap), price, hw_label(fast), tok, slower))
+        spec = "headline.choice_speed:request,total,fast,tok,other"
+        return fill[spec]((label, total, hw_label(fast), tok, slower))
+    if cheap is not None:
+        return fill["headline.choice_price:request,total,cheap,price"](
+            (label, total, hw_label(cheap), price)
+        )
+    return None
+
+
 def headline(v: Voice, a: Answer) -> str:
     """The verdict and the best option, in one sentence or two."""
     req, f = a.request, a.fit
     assert req is not None and a.memory_gb is not None
     fill, gb = v.fill, v.gbs
     total = gb[a.memory_gb["total"]]
+    if len(a.fits) > 1 and (picked := choice(v, a, total)) is not None:
+        return picked
     if f is None:
         return fill["headline.fit_no:request,total,card"]((_request_label(v, req), total, "?"))
     hw = hw_label(f)
@@ -32,8 +73,17 @@ def headline(v: Voice, a: Answer) -> str:
             if f.fits
             else "headline.fit_no:request,total,card"
         )
+        if not f.fits and f.changes:  # the first change that makes it fit, said at once
+            then = change_line(v, f.changes[0], f, req)
+            spec = "headline.fit_no_then:request,total,card,change"
+            return fill[spec]((_request_label(v, req), total, hw, then))
         return fill[spec]((_request_label(v, req), total, hw))
     if f.fits:
+        trained = req.model.max_context_tokens if req.model is not None else None
+        if trained and req.context_tokens > trained:  # "up to 40k" would deny the 128k asked
+            spec = "headline.ladder_yes_beyond:request,hw,total,headroom,ctx"
+            room = v.rooms[f.headroom_gb]
+            return fill[spec]((_request_label(v, req), hw, total, room, ctx_label(trained)))
         return fill["headline.ladder_yes:request,hw,total,headroom,ctx"](
             (
                 _request_label(v, req),
@@ -60,14 +110,16 @@ def headline(v: Voice, a: Answer) -> str:
         return text + roomier(v, f)
     lowest = f.options[-1] if f.options else None
     plain = f.card not in v.cat.card_by_name and f.card not in v.cat.owned_by_name
-    # asked at the lowest rung already: "even INT4 needs" would repeat the question's own number
-    at_lowest = lowest is None or lowest.precision == req.precision
+    two = next((c for c in f.changes if c.change in TWO_SLOTS), None)
+    # asked at the lowest rung already: "even INT4 needs" would repeat the question's own
+    # number; with a change of two slots, that change is said instead
+    at_lowest = lowest is None or lowest.precision == req.precision or two is not None
     spec = (
         ("headline.ladder_none_capacity", "headline.ladder_none")[not plain]
         + ("_lowest" if at_lowest else "")
         + ":request,total,hw,cap,lowest,lowest_total"
     )
-    return fill[spec](
+    text = fill[spec](
         (
             _request_label(v, req),
             total,
@@ -77,6 +129,7 @@ def headline(v: Voice, a: Answer) -> str:
             gb[lowest.total_gb] if lowest else total,
         )
     )
+    return text + (" " + change_line(v, two, f, req) if two is not None else "")
 
 
 def roomier(v: Voice, f: Fit) -> str:
@@ -110,8 +163,24 @@ _CHANGES = {  # each change's spec, written once
 }
 
 
+# a training run's changes, with the method they train with
+_TRAINING = {
+    k: f"change.{k}:task,ctx,batch,total,headroom"
+    for k in ("sequence", "train_batch", "batch_sequence", "method", "method_sequence")
+}
+# changes of two slots at once: the headline says the first, since no one slot is enough
+TWO_SLOTS = ("precision_kv", "precision_context", "precision_batch")
+
+
 def change_line(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
     assert req.model is not None
+    training = _TRAINING.get(c.change)
+    if training is not None:
+        task = v.const["task." + (c.task or req.task)]
+        room = v.rooms[c.headroom_gb]
+        return v.fill[training](
+            (task, ctx_label(c.context_tokens), c.batch, v.gbs[c.total_gb], room)
+        )
     one = c.change == "batch" and c.batch == 1  # "one user at a time", not "1 users"
     key = "batch_one" if one else c.change
     spec = _CHANGES.get(key) or f"change.{key}:prec,ctx,batch,count,card,total,headroom,heads"
@@ -141,7 +210,7 @@ def ladder_lines(v: Voice, f: Fit) -> list[str]:
     ]
 
 
-def speed_lines(v: Voice, f: Fit) -> list[str]:
+def speed_lines(v: Voice, f: Fit, heads: int = 0) -> list[str]:
     """The ceiling only for hardware that holds an option; a set names the link it crosses."""
     if not f.decode_tok_s:
         return []
@@ -154,6 +223,8 @@ def speed_lines(v: Voice, f: Fit) -> list[str]:
         line = fill["decode.line:tok"]((tok,))
     elif v.cat.precision_by_name[shown].gguf:  # llama.cpp: split by layers
         line = fill["decode.line_layers:tok,count"]((tok, f.count))
+    elif heads and heads % f.count:  # no tensor parallelism: split by layers
+        line = fill["decode.line_by_layers:tok,count"]((tok, f.count))
     elif f.link_gbps is None:  # an owned set: the link between the cards is not known
         line = fill["decode.line_set_plain:tok,count"]((tok, f.count))
     elif f.count > NODE_CARDS:  # nodes take their turns: one node's bandwidth per stream
@@ -234,7 +305,8 @@ def describe_fit(v: Voice, a: Answer) -> Answer:
                 )
             )
         if f.decode_tok_s:
-            fit_lines += speed_lines(v, f)
+            assert req.model is not None
+            fit_lines += speed_lines(v, f, req.model.attention_heads)
     sections = [section(const["section.fit"], fit_lines)]
     if f is not None and f.changes:
         lines = [change_line(v, c, f, req) for c in f.changes]

@@ -32,6 +32,10 @@ from engine.understand.patterns import (
 from engine.understand.query import Query
 
 
+# A context a release is named for: (every word of its spellings, the other words of each)
+NameContext = tuple[frozenset[str], tuple[frozenset[str], ...]]
+
+
 @dataclass(frozen=True)
 class CatalogWords:
     """The catalog's spellings as regexes, and what the parser checks a card against."""
@@ -44,6 +48,8 @@ class CatalogWords:
     # Numbers that are part of model names ("2507", "0905", "2024", "270m") -> the name words
     # they go with: beside one of those words they are the name, not a context length.
     name_numbers: dict[str, frozenset[str]]
+    # A context a release is named for ("128k") -> the other words of each spelling with it
+    name_contexts: dict[str, NameContext]
     # A card spelling as found -> (the fleet card, else the owned card) it names; filled as
     # spellings are met, so each is resolved through the catalog's aliases once.
     card_of: dict[str, tuple[Card | None, OwnedCard | None]] = field(default_factory=dict)
@@ -97,11 +103,13 @@ def catalog_words(catalog: Catalog) -> CatalogWords:
         card_vram={c.name: c.vram_gb for c in catalog.cards}
         | {c.name: c.vram_gb for c in catalog.owned_by_name.values()},
         name_numbers=_name_numbers(catalog),
+        name_contexts=_name_contexts(catalog),
         words=WordTable(catalog.precision_alias, names | owned, faq_words(catalog)),
     )
 
 
 _NAME_NUMBER = lazy(r"\d{4}|\d+m")
+_NAME_CONTEXT = lazy(r"(\d+)k")  # a release named for its context: "Phi-3 mini 128k"
 
 
 def _name_numbers(catalog: Catalog) -> dict[str, frozenset[str]]:
@@ -114,13 +122,54 @@ def _name_numbers(catalog: Catalog) -> dict[str, frozenset[str]]:
     return {t: frozenset(words) for t, words in out.items()}
 
 
-def names_number(pats: CatalogWords, token: str, text: str) -> bool:
-    """Whether ``token`` ("2507", "270m") is part of a model name said in ``text``."""
-    words = pats.name_numbers.get(token.lower().replace(" ", ""))
+def _name_contexts(catalog: Catalog) -> dict[str, NameContext]:
+    """The context a release is named for, when it is the entry's own ("phi-3 mini 128k" is
+    the 131072-token release) -> (every word of those spellings, the other words of each)."""
+    out: dict[str, list[frozenset[str]]] = {}
+    for m in catalog.models:
+        for spelling in (m.name, *m.aliases):
+            toks = model_key(spelling).split()
+            for t in toks:
+                k = _NAME_CONTEXT.fullmatch(t)
+                if k and m.max_context_tokens in (int(k.group(1)) * 1000, int(k.group(1)) * 1024):
+                    out.setdefault(t, []).append(frozenset(u for u in toks if u != t))
+    return {t: (frozenset().union(*sets), tuple(sets)) for t, sets in out.items()}
+
+
+def names_number(pats: CatalogWords, token: str, text: str, at: int = 0) -> bool:
+    """Whether ``token`` ("2507", "270m") is part of a model name said in ``text``. A context
+    in a name ("128k", found at ``at``) is the name only right after one of its words: in
+    "phi 3 mini at 128k" it is the context."""
+    token = token.lower().replace(" ", "")
+    if token[-1:] == "k":
+        named = pats.name_contexts.get(token)
+        return named is not None and _names_context(named, text[:at])
+    words = pats.name_numbers.get(token)
     if words is None:
         return False
     said = model_key(text).split()
     return not words.isdisjoint(said) or any(base_form(w, words) in words for w in said)
+
+
+def _names_context(named: NameContext, before: str) -> bool:
+    """Whether the words right before a context ("phi 3 mini" in "phi 3 mini 128k") are a
+    spelling that holds it, its version among them: "phi-4-mini 128k" and "phi 3 mini at
+    128k" are a context."""
+    known, spellings = named
+    words = before.split()
+    if not words or words[-1] not in known and model_key(words[-1]) not in known:
+        return False  # the word right before is no name word: the common case, one test
+    run: set[str] = set()
+    for word in reversed(model_key(" ".join(words[-6:])).split()):
+        if word not in known:
+            break
+        run.add(word)
+    # the version said too ("phi 3 mini", not "phi-4-mini"'s "mini" alone)
+    return len(run) >= 2 and any(run <= s and _numbers(s) <= run for s in spellings)
+
+
+def _numbers(words: frozenset[str]) -> set[str]:
+    return {w for w in words if w[:1].isdigit()}
 
 
 # A Mac is plain unified memory ("128 GB mac", "mac studio 192gb"): the word is hardware, never

@@ -108,10 +108,10 @@ def read_numbers(q: Query, s: str, words: CatalogWords, flags: int) -> tuple[str
 def _free(rx: re.Pattern[str], s: str, words: CatalogWords) -> re.Match[str] | None:
     """The first match that is not part of a model name ("instruct 2507", "gemma 3 270m")."""
     first = rx.search(s)  # most texts: no match, or a first one that is no name's number
-    if first is None or not names_number(words, first.group(0), s):
+    if first is None or not names_number(words, first.group(0), s, first.start()):
         return first
     for n, m in enumerate(rx.finditer(s, first.end()), 1):
-        if n >= 4 or not names_number(words, m.group(0), s):
+        if n >= 4 or not names_number(words, m.group(0), s, m.start()):
             return m
     return None
 

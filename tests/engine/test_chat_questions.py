@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import Catalog, ask, load_catalog
+from engine import Catalog, ask, fmt_num, fmt_usd, load_catalog
 from engine.kinds.fleet import serving_table
 
 
@@ -843,3 +843,73 @@ def test_memory_against_a_set_names_the_set_once(cat: Catalog) -> None:
     a = ask("mac studio 512gb vs 8x a100", catalog=cat)
     assert a.kind == "compare" and "8× 8×" not in a.text
     assert a.headline.startswith("8× A100 SXM (640 GB) holds the most")
+
+
+def test_the_128k_release_is_not_the_4k_one(cat: Catalog) -> None:
+    """Phi-3 mini 128k shares the 4k shape but takes 131072 tokens (LongRoPE)."""
+    long = ask("microsoft/Phi-3-mini-128k-instruct int4", catalog=cat)
+    short = ask("microsoft/Phi-3-mini-4k-instruct int4", catalog=cat)
+    assert long.request is not None and long.request.model is not None
+    assert short.request is not None and short.request.model is not None
+    assert long.request.model.id == "phi-3-mini-128k"
+    assert long.request.model.max_context_tokens == 131072
+    assert short.request.model.max_context_tokens == 4096
+    assert long.request.model.layers == short.request.model.layers
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "4090 or 3090 for running qwen3 14b q4_k_m?",
+        "70b int4 on a6000 or a100",
+        "qwen3 14b q4_k_m na 4090 czy 3090?",
+        "llama 3.1 8b on a40, l40s or h100",
+        "qlora 7b on a 4090 or a 3090",
+    ],
+)
+def test_several_cards_that_hold_it_are_told_apart(cat: Catalog, text: str) -> None:
+    """ "A or B" where both hold it: the headline says which is cheaper and which faster,
+    from the fits' own prices and ceilings, not the first card's verdict alone."""
+    a = ask(text, catalog=cat)
+    held = [f for f in a.fits if f.fits]
+    assert len(held) >= 2
+    cheap = min(held, key=lambda f: f.monthly_usd or 0.0)
+    assert cheap.card in a.headline
+    assert fmt_usd(cheap.monthly_usd or 0.0, a.lang) in a.headline
+    if all(f.decode_tok_s for f in held):
+        fast = max(held, key=lambda f: f.decode_tok_s or 0.0)
+        assert fast.card in a.headline
+        assert fmt_num(fast.decode_tok_s or 0.0, 0, a.lang) in a.headline
+
+
+@pytest.mark.parametrize(
+    "text", ["can i rent a single b200?", "B200 เช่าใบเดียวได้ไหม", "czy mogę wynająć jedną b200?"]
+)
+def test_a_card_never_rented_alone_says_so_first(cat: Catalog, text: str) -> None:
+    from engine.recommend import set_price
+
+    a = ask(text, catalog=cat)
+    assert a.kind == "card" and a.card is not None
+    card = cat.card_by_name[a.card.name]
+    assert card.min_count > 1
+    assert f"{card.min_count}× {card.name}" in a.headline
+    assert fmt_usd(set_price(cat, card, card.min_count)[2], a.lang) in a.headline
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "qwen3 235b a22b at int4 and 128k context - fits on 2 h100?",
+        "qwen3 235b int4 128k na 2x h100",
+        "llama 2 7b at 16k on an h100",
+    ],
+)
+def test_a_fit_past_the_trained_context_does_not_say_up_to_it(cat: Catalog, text: str) -> None:
+    a = ask(text, catalog=cat)
+    assert a.fit is not None and a.fit.fits and a.request is not None
+    m = a.request.model
+    assert m is not None and m.max_context_tokens is not None
+    assert a.request.context_tokens > m.max_context_tokens
+    trained = f"{m.max_context_tokens // 1024}k"
+    assert trained in a.headline
+    assert f"up to {trained}" not in a.headline and f"do {trained}" not in a.headline

@@ -309,3 +309,36 @@ def test_a_miss_by_a_hair_is_said_as_one(lang: str, short: str, need: str) -> No
     assert short in short_lines(a, cat)[0]
     assert need in a.headline
     assert short in a.text and " 0 GB short" not in a.text and "brakuje 0 GB" not in a.text
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("does qwen2.5 32b fit on a single 3090 at 32k context?", "INT4 with an FP8 KV cache fits"),
+        ("32b at 128k on my 4090", "Q4_K_M at 9k context fits"),
+        ("70b bf16 for 40 users at 8k on an h100", "INT4 at 3k context fits"),
+        ("qwen2.5 32b 128k na moim 4090", "Q4_K_M z kontekstem 8k się mieści"),
+    ],
+)
+def test_line_one_says_the_change_of_two_slots(catalog: Catalog, text: str, said: str) -> None:
+    """No one precision fits as asked, a lighter one with a second change does: line 1 says
+    that change on the asked card, not a rental in its place."""
+    a = ask(text, catalog=catalog)
+    first = short_lines(a, catalog)[0]
+    assert first.startswith("❌") and "✅ " + said in first
+    assert "/mo" not in first and "/mies" not in first
+
+
+@pytest.mark.parametrize(
+    "text", ["llama 2 13b for 32 users at 4k", "70b int4 128k", "llama 2 13b dla 32 osób przy 4k"]
+)
+def test_an_alternative_cheaper_than_the_pick_gets_the_line(catalog: Catalog, text: str) -> None:
+    a = ask(text, catalog=catalog)
+    rec = a.recommendation
+    assert rec is not None
+    cheaper = [x for x in a.alternatives if x.monthly_usd < rec.monthly_usd]
+    assert cheaper
+    best = min(cheaper, key=lambda x: x.monthly_usd)
+    lines = short_lines(a, catalog)
+    said = [line for line in lines if f"{best.count}× {best.card}" in line]
+    assert said and fmt_usd(best.monthly_usd, a.lang) in said[0]

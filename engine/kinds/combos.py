@@ -1,0 +1,194 @@
+"""Changes of two slots at once, and the changes of a training run that does not fit.
+
+A one-slot change is not always enough: "32b at 128k on my 4090" fits in no precision at
+128k and at no context in BF16, yet INT4 at about 22k does. A training run has its own
+slots: the sequence length, the batch and the method (full -> LoRA -> QLoRA).
+"""
+
+from __future__ import annotations
+
+from engine.answer_types import FitChange, ModelRef, Request
+from engine.kinds.base import Builder
+from engine.kinds.hardware import Hardware
+from engine.kinds.probe import CTX_STEP, Probe, context_cap
+from engine.kinds.rungs import Rung
+from engine.models import Task
+from engine.recommend import kv_extra_gb
+from engine.sizing import LORA_BASE_PRECISION, OVERHEAD_GB, kv_cache_gb, training
+
+# A context this long is what a chat needs: the heaviest rung that keeps it is the change
+# to offer; below it, the rung that keeps the most.
+USEFUL_CONTEXT = 8192
+# ... and the rung that keeps the most, said too when it keeps this many times more.
+MUCH_MORE = 1.5
+# Each training method and the lighter ones to try after it, heaviest first.
+LIGHTER: dict[str, tuple[Task, ...]] = {"full": ("lora", "qlora"), "lora": ("qlora",)}
+
+
+def change(
+    kind: str, req: Request, precision: str, ctx: int, batch: int, count: int, total: float,
+    room: float, task: str | None = None, kv_dtype: str | None = None,
+) -> FitChange:  # fmt: skip
+    """``FitChange(...)`` with these fields, stored in field order as ``ladder``'s own are
+    (no keyword call); the sums are floats already."""
+    c = _new(FitChange)
+    d = c.__dict__
+    d["change"] = kind
+    d["precision"] = precision
+    d["kv_dtype"] = kv_dtype or req.kv_dtype
+    d["context_tokens"] = ctx
+    d["batch"] = batch
+    d["count"] = count
+    d["total_gb"] = float(total)
+    d["headroom_gb"] = float(room)
+    d["task"] = task
+    return c
+
+
+_new = object.__new__
+
+
+def precision_and_limit(
+    b: Builder, hw: Hardware, req: Request, p: Probe, shown: list[Rung], context: bool,
+    users: bool,
+) -> list[FitChange]:  # fmt: skip
+    """When no rung fits as asked: a lighter rung with a shorter context (``context``: the
+    asked precision fits at none) and one with fewer users (``users``: at no user count)
+    (``shown``: the rungs the hardware runs, most bytes first; ``p``: the asked request's
+    probe)."""
+    out: list[FitChange] = []
+    steps = context_cap(req) // CTX_STEP
+    lighter = [g for g in shown if g.weights < p.weights]
+    kept = _with_fp8_cache(b, hw, req, lighter)  # the context and the users as asked
+    if kept is not None:
+        out.append(kept)
+    # the heaviest rung that keeps a useful context, and the lightest, which keeps the most,
+    # when that is much more (Q4_K_M at 9k, INT4 at 22k): a lighter rung never keeps less,
+    # so the lightest is searched first and the others only until one keeps enough
+    if context and lighter:
+        last = lighter[-1]
+        most = p.longest(req.batch, steps, last.weights) * CTX_STEP
+        useful = min(USEFUL_CONTEXT, req.context_tokens)
+        picked: list[tuple[Rung, int]] = []
+        if most:
+            for g in lighter[:-1]:
+                ctx = p.longest(req.batch, steps, g.weights) * CTX_STEP
+                if ctx >= useful:
+                    picked.append((g, ctx))
+                    break
+            if not picked and most >= useful:
+                picked.append((last, most))
+            elif not picked or most >= MUCH_MORE * picked[0][1]:
+                picked.append((last, most))
+        for g, ctx in picked:
+            total, room = p.room_at(ctx, req.batch, g.weights)
+            out.append(
+                change("precision_context", req, g.precision, ctx, req.batch, hw.count, total, room)
+            )
+    if req.batch > 1 and users and lighter:
+        want = (req.batch + 1) // 2
+        last = lighter[-1]
+        held = p.most_users(req.context_tokens, last.weights)
+        chosen: tuple[Rung, int] | None = (last, held) if held else None
+        if held >= want:  # the heaviest that keeps half the users, as for the context
+            for g in lighter[:-1]:
+                n = p.most_users(req.context_tokens, g.weights)
+                if n >= want:
+                    chosen = (g, n)
+                    break
+        if chosen is not None:
+            g, held = chosen
+            total, room = p.room_at(req.context_tokens, held, g.weights)
+            ctx = req.context_tokens
+            out.append(
+                change("precision_batch", req, g.precision, ctx, held, hw.count, total, room)
+            )
+    return out
+
+
+def _with_fp8_cache(
+    b: Builder, hw: Hardware, req: Request, lighter: list[Rung]
+) -> FitChange | None:
+    """The heaviest lighter rung that, with an FP8 KV cache, fits at the asked context and
+    user count: ``room_on``'s sums (weights + cache + overhead, a set's copied cache on
+    every card)."""
+    m = req.model
+    if req.kv_dtype == "fp8" or m is None or not lighter:
+        return None
+    kv = kv_cache_gb(m, b.cat.kv_by_name["fp8"].bytes, req.context_tokens, req.batch)
+    extra = 0.0
+    if hw.count > 1 and (hw.card is not None or hw.owned is not None):
+        extra = kv_extra_gb(kv, hw.count, None if m.mla else m.kv_heads, bool(m.mla))
+    for g in lighter:
+        total = g.weights + kv + OVERHEAD_GB
+        room = hw.vram_gb - total - extra * hw.count
+        if room >= 0:
+            ctx, batch = req.context_tokens, req.batch
+            return change(
+                "precision_kv", req, g.precision, ctx, batch, hw.count, total, room, None, "fp8"
+            )
+    return None
+
+
+def _longest_sequence(
+    m: ModelRef, task: Task, seq: int, batch: int, vram: float
+) -> tuple[int, float] | None:
+    """The longest sequence in whole 1k steps, below ``seq``, at which the run fits in
+    ``vram``: (tokens, total GB). Activations grow in proportion to the tokens of a step and
+    nothing else does, so the border comes from one division; ``training`` at the border is
+    the check (the breakdown's own sums)."""
+    bd = training(m, task, seq, batch)
+    act = bd.parts.get("activations", 0.0)
+    if act <= 0 or seq <= CTX_STEP:
+        return None
+    steps = min(int((vram - (bd.total - act)) / (act / seq)) // CTX_STEP, (seq - 1) // CTX_STEP)
+    while steps > 0:
+        total = training(m, task, steps * CTX_STEP, batch).total
+        if vram - total >= 0:
+            return steps * CTX_STEP, total
+        steps -= 1
+    return None
+
+
+def training_changes(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
+    """A training run that does not fit: a shorter sequence, batch 1, then the first lighter
+    method that fits as asked or with a shorter sequence. Sized with ``training`` straight
+    (the breakdown's sums, no request built for each setup tried)."""
+    m = req.model
+    assert m is not None and req.task != "inference"
+    out: list[FitChange] = []
+    n, vram, task, seq, batch = hw.count, hw.vram_gb, req.task, req.context_tokens, req.batch
+    found = _longest_sequence(m, task, seq, batch, vram)
+    if batch > 1:  # one sequence a step first; a shorter one too if that is not enough
+        total = training(m, task, seq, 1).total
+        if vram - total >= 0:
+            out.append(
+                change("train_batch", req, req.precision, seq, 1, n, total, vram - total, task)
+            )
+        elif found is None and (shorter := _longest_sequence(m, task, seq, 1, vram)) is not None:
+            tokens, total = shorter
+            out.append(
+                change(
+                    "batch_sequence", req, req.precision, tokens, 1, n, total, vram - total, task
+                )
+            )
+    if found is not None:
+        tokens, total = found
+        out.append(
+            change("sequence", req, req.precision, tokens, batch, n, total, vram - total, task)
+        )
+    for lighter in LIGHTER.get(task, ()):
+        precision = LORA_BASE_PRECISION[lighter]
+        total = training(m, lighter, seq, batch).total
+        if vram - total >= 0:
+            out.append(
+                change("method", req, precision, seq, batch, n, total, vram - total, lighter)
+            )
+            break
+        found = _longest_sequence(m, lighter, seq, batch, vram)
+        if found is not None:
+            tokens, total = found
+            kind = "method_sequence"
+            out.append(change(kind, req, precision, tokens, batch, n, total, vram - total, lighter))
+            break
+    return out

@@ -1,0 +1,86 @@
+"""A model asked about with a budget ("can I run llama 70b for under $500/month?"): whether
+the pick fits the budget, and if not, the heaviest precision (or, for training, the first
+lighter method) whose cheapest rental does.
+"""
+
+from __future__ import annotations
+
+from engine.answer_types import Pick, Request
+from engine.kinds.base import Builder
+from engine.kinds.combos import LIGHTER
+from engine.kinds.ladder import LEAD_STEP
+from engine.kinds.rungs import rung_request, rungs
+from engine.recommend import cheapest_holding_set, make_pick, recommend
+from engine.sizing import LORA_BASE_PRECISION
+
+
+def _cheapest(b: Builder, r: Request) -> Pick | None:
+    """The cheapest rental of ``r`` of any size, single cards among the sets (a budget may buy
+    two cheap cards where the rule's pick is one dear one), with its precision and need."""
+    need = b.breakdown(r).total
+    w = b.workload(r, need)
+    pick, _ = recommend(b.cat, w)
+    found = cheapest_holding_set(b.cat, w)
+    if found is not None and (pick is None or (found[0].name, found[1]) != (pick.card, pick.count)):
+        other = make_pick(b.cat, found[0], found[1], w)
+        if pick is None or other.monthly_usd < pick.monthly_usd:
+            pick = other
+    if pick is None:
+        return None
+    return pick.model_copy(update={"precision": r.precision, "need_gb": need})
+
+
+def within_budget(b: Builder, req: Request, budget_usd: float) -> Pick | None:
+    """The cheapest rental of the first lighter setup that costs no more than the budget, with
+    its precision, need and (``reason``) the task it runs; None: none does. The asked setup
+    itself is the caller's pick."""
+    if req.task == "inference":
+        asked = b.breakdown(req).total
+        later = [
+            r
+            for r in (rung_request(b, req, g) for g in rungs(b, req))
+            if r.precision != req.precision and b.breakdown(r).total <= asked  # INT8 for FP8
+        ]
+    else:
+        later = [
+            req.model_copy(
+                update={"task": t, "precision": LORA_BASE_PRECISION[t], "weight_parts": None}
+            )
+            for t in LIGHTER.get(req.task, ())
+        ]
+    found: Pick | None = None
+    for r in later:
+        pick = _cheapest(b, r)
+        if pick is None or pick.monthly_usd > budget_usd:
+            continue
+        if found is None:
+            found = pick.model_copy(update={"reason": r.task})  # the task it runs
+            if not pick.tight or r.task != "inference":
+                return found
+        elif (pick.need_gb or 0.0) < (found.need_gb or 0.0) * LEAD_STEP:
+            break  # no cliff to a much smaller format for the room
+        elif not pick.tight:  # a step lighter with real room, as a fit's lead does
+            return pick.model_copy(update={"reason": r.task})
+    return found
+
+
+def cheapest_of_all(b: Builder, req: Request) -> Pick | None:
+    """The cheapest rental of the lightest setup: what the budget would have to reach."""
+    if req.task == "inference":
+        table = rungs(b, req)
+        if not table:
+            return None
+        pick = _cheapest(b, rung_request(b, req, table[-1]))
+        return pick.model_copy(update={"reason": req.task}) if pick is not None else None
+    tasks = LIGHTER.get(req.task, ())
+    if not tasks:
+        return None
+    r = req.model_copy(
+        update={
+            "task": tasks[-1],
+            "precision": LORA_BASE_PRECISION[tasks[-1]],
+            "weight_parts": None,
+        }
+    )
+    pick = _cheapest(b, r)
+    return pick.model_copy(update={"reason": r.task}) if pick is not None else None

@@ -1,0 +1,72 @@
+"""A model asked about with a budget: the answer says whether the pick is within it, and when
+it is not, the heaviest precision (or lighter training method) whose cheapest rental is, or
+the cheapest rental there is. Before, the budget was read and then ignored."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.render.short import short_lines
+from engine import Catalog, RequestOptions, ask, fmt_usd, load_catalog
+
+
+@pytest.fixture(scope="module")
+def cat() -> Catalog:
+    return load_catalog()
+
+
+@pytest.mark.parametrize(
+    ("text", "budget"),
+    [
+        ("can i run llama 3.1 70b for under $500/month?", 500),
+        ("llama 3.1 70b budget $300", 300),
+        ("qwen3 32b fp8 for 10 users, I have $1000/month", 1000),
+        ("full fine-tune 13b under $1000 a month", 1000),
+        ("czy uruchomię llama 3.1 70b za 500 dolarów miesięcznie?", 500),
+    ],
+)
+def test_over_budget_offers_the_first_lighter_setup_within(
+    cat: Catalog, text: str, budget: float
+) -> None:
+    a = ask(text, catalog=cat)
+    assert a.kind == "sizing" and a.budget_usd == budget
+    rec, w, req = a.recommendation, a.within_budget, a.request
+    assert rec is not None and w is not None and req is not None
+    assert rec.monthly_usd > budget >= w.monthly_usd
+    assert w.need_gb is not None and a.memory_gb is not None
+    assert w.need_gb <= a.memory_gb["total"]
+    # asked back in that setup, the same need; and it is the heaviest such setup
+    task = w.reason if w.reason != "inference" else None
+    back = ask(text, catalog=cat, options=RequestOptions(precision=w.precision, task=task))
+    assert back.memory_gb is not None and back.memory_gb["total"] == pytest.approx(w.need_gb)
+    assert fmt_usd(w.monthly_usd, a.lang) in a.headline
+    first = short_lines(a, cat)[0]
+    assert first.startswith("❌") and f"{w.count}× {w.card}" in first
+
+
+def test_within_budget_says_yes(cat: Catalog) -> None:
+    a = ask("qwen3 32b fp8 under $1000/month", catalog=cat)
+    assert a.recommendation is not None and a.recommendation.monthly_usd <= 1000
+    assert a.within_budget is None and a.budget_floor is None
+    assert a.headline.startswith("Yes, within $1,000/month")
+    assert short_lines(a, cat)[0].startswith("✅")
+
+
+def test_nothing_within_budget_names_the_cheapest(cat: Catalog) -> None:
+    a = ask("deepseek v3 under $200/month", catalog=cat)
+    f = a.budget_floor
+    assert a.within_budget is None and f is not None and f.monthly_usd > 200
+    assert fmt_usd(f.monthly_usd, a.lang) in a.headline
+    assert short_lines(a, cat)[0].startswith("❌")
+
+
+def test_a_tight_lighter_setup_gives_way_to_one_with_room(cat: Catalog) -> None:
+    # Q4_K_M of a 70B model leaves 0.6 GB on a 48 GB A40; INT4 on the same card has room
+    a = ask("llama 3.1 70b budget $300", catalog=cat)
+    w = a.within_budget
+    assert w is not None and not w.tight
+
+
+def test_json_keeps_the_budget_keys(cat: Catalog) -> None:
+    j = ask("llama 3.1 70b", catalog=cat).to_json()
+    assert "within_budget" in j and "budget_floor" in j and j["within_budget"] is None

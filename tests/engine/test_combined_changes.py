@@ -1,0 +1,155 @@
+"""When no one change makes an asked setup fit, two may: a lighter precision with a shorter
+context, fewer users or an FP8 KV cache; and a training run that does not fit has its own
+changes (a shorter sequence, batch 1, a lighter method). Each change offered is checked by
+asking it back: the changed setup must fit on the same hardware with the numbers said."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import Answer, Catalog, FitChange, RequestOptions, ask, fmt_gb, load_catalog
+from engine.text.fit import TWO_SLOTS
+
+TRAINING = ("sequence", "train_batch", "batch_sequence", "method", "method_sequence")
+
+
+@pytest.fixture(scope="module")
+def cat() -> Catalog:
+    return load_catalog()
+
+
+def asked_back(cat: Catalog, text: str, c: FitChange) -> Answer:
+    """The same question with the change's slots given as fields."""
+    opts = RequestOptions(
+        precision=c.precision,
+        kv_dtype=c.kv_dtype,
+        context_tokens=c.context_tokens,
+        batch=c.batch,
+        task=c.task,
+    )
+    return ask(text, catalog=cat, options=opts)
+
+
+def changes_of(cat: Catalog, text: str) -> tuple[Answer, list[FitChange]]:
+    a = ask(text, catalog=cat)
+    assert a.kind == "fit" and a.fit is not None, text
+    assert not a.fit.fits, text
+    return a, a.fit.changes
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("32b at 128k on my 4090", "precision_context"),  # BF16 at no context, INT4 not at 128k
+        ("qwen2.5 32b 128k na moim 4090", "precision_context"),
+        ("does qwen2.5 32b fit on a single 3090 at 32k context?", "precision_kv"),
+        ("can I run llama 3.3 70b on a single L40S with 64k context?", "precision_context"),
+        ("llama 3.1 70b on 2x a100 fp16 for 16 users at 32k", "precision_kv"),
+        ("70b bf16 for 40 users at 8k on an h100", "precision_batch"),
+    ],
+)
+def test_two_slots_change_fits_when_asked_back(cat: Catalog, text: str, kind: str) -> None:
+    a, changes = changes_of(cat, text)
+    assert a.fit is not None
+    two = [c for c in changes if c.change == kind]
+    assert two, [c.change for c in changes]
+    for c in two:
+        assert c.headroom_gb >= 0
+        assert c.total_gb <= (a.fit.vram_gb or 0)
+        back = asked_back(cat, text, c)
+        assert back.fit is not None and back.fit.fits, (text, c)
+        assert back.memory_gb is not None
+        assert back.memory_gb["total"] == pytest.approx(c.total_gb)
+        assert back.fit.headroom_gb == pytest.approx(c.headroom_gb)
+    # the headline and the first line say the first change of two slots
+    first = next(c for c in changes if c.change in TWO_SLOTS)
+    assert first.precision.upper() in a.headline
+
+
+def test_two_slots_are_lighter_and_keep_what_they_do_not_change(cat: Catalog) -> None:
+    a, changes = changes_of(cat, "32b at 128k on my 4090")
+    assert a.request is not None
+    for c in changes:
+        if c.change == "precision_context":
+            assert c.precision != a.request.precision
+            assert 0 < c.context_tokens < a.request.context_tokens
+            assert c.batch == a.request.batch and c.kv_dtype == a.request.kv_dtype
+        if c.change == "precision_kv":
+            assert c.kv_dtype == "fp8" and c.context_tokens == a.request.context_tokens
+    # a heavier rung with a useful context, and the rung that keeps the most context
+    ctx = [c.context_tokens for c in changes if c.change == "precision_context"]
+    assert len(ctx) == 2 and ctx[0] >= 8192 and ctx[1] >= 1.5 * ctx[0]
+
+
+def test_one_slot_enough_means_no_two_slot_change(cat: Catalog) -> None:
+    # INT4 at 8k fits a 24 GB card: the precision change alone is the smallest
+    _, changes = changes_of(cat, "qwen2.5 32b on a 4090")
+    assert [c.change for c in changes if c.change in TWO_SLOTS] == []
+    assert any(c.change == "precision" for c in changes)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "task"),
+    [
+        ("qlora llama 3.1 70b on a single 48gb card?", "sequence", "qlora"),
+        ("qlora 32b on a 3090 seq 16k", "sequence", "qlora"),
+        ("qlora 32b batch 4 on a 3090", "batch_sequence", "qlora"),
+        ("full fine-tune 7b on a 4090", "method", "lora"),
+        ("lora 13b on a 4090", "method", "qlora"),
+        ("full fine-tune 13b on an a100", "method", "lora"),
+        ("lora 32b seq 8k on an a100", "sequence", "lora"),
+        ("lora 70b seq 16k on an h100", "method_sequence", "qlora"),
+    ],
+)
+def test_training_changes_fit_when_asked_back(
+    cat: Catalog, text: str, kind: str, task: str
+) -> None:
+    a, changes = changes_of(cat, text)
+    assert a.request is not None and a.request.task != "inference"
+    got = [c for c in changes if c.change == kind]
+    assert got, [c.change for c in changes]
+    c = got[0]
+    assert c.task == task
+    assert c.context_tokens <= a.request.context_tokens
+    back = asked_back(cat, text, c)
+    assert back.request is not None and back.request.task == task
+    assert back.fit is not None and back.fit.fits, (text, c)
+    assert back.memory_gb is not None
+    assert back.memory_gb["total"] == pytest.approx(c.total_gb)
+    assert a.headline.endswith(f"{fmt_gb(c.headroom_gb)} GB to spare.")
+
+
+def test_training_that_nothing_saves_offers_nothing(cat: Catalog) -> None:
+    # QLoRA's 4-bit base of a 70B model alone is more than 24 GB
+    _, changes = changes_of(cat, "qlora 70b on a 4090")
+    assert [c.change for c in changes if c.change in TRAINING] == []
+
+
+def test_changes_are_said_in_every_language(cat: Catalog) -> None:
+    for text, word in [
+        ("qwen2.5 32b 128k na moim 4090", "skróć kontekst"),
+        ("qwen2.5 32b 128k บน 4090 ของฉัน", "ลดบริบท"),
+        ("qlora llama 3.1 70b na karcie 48gb", "sekwencj"),
+    ]:
+        a = ask(text, catalog=cat)
+        assert word in a.text, text
+
+
+def test_json_keeps_the_change_keys(cat: Catalog) -> None:
+    j = ask("full fine-tune 7b on a 4090", catalog=cat).to_json()
+    c = j["fit"]["changes"][0]
+    assert set(c) >= {"change", "precision", "kv_dtype", "context_tokens", "batch", "count"}
+    assert set(c) >= {"total_gb", "headroom_gb", "task"}
+    assert c["change"] == "method" and c["task"] == "lora"
+
+
+def test_a_set_split_by_layers_streams_at_one_cards_pace(cat: Catalog) -> None:
+    """3 cards do not divide 64 heads: no tensor parallelism, the cards take their turns."""
+    one = ask("llama 3.1 70b fp8 on 1x h100", catalog=cat).fit
+    three = ask("llama 3.1 70b fp8 on 3x h100", catalog=cat)
+    four = ask("llama 3.1 70b fp8 on 4x h100", catalog=cat).fit
+    assert one is not None and three.fit is not None and four is not None
+    assert one.fits and three.fit.fits and four.fits
+    assert three.fit.decode_tok_s == pytest.approx(one.decode_tok_s)
+    assert (four.decode_tok_s or 0) > 2 * (one.decode_tok_s or 0)
+    assert "split by layers" in three.text and "tensor parallel;" not in three.text
