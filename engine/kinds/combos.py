@@ -14,7 +14,7 @@ from engine.kinds.probe import CTX_STEP, Probe, context_cap
 from engine.kinds.rungs import Rung
 from engine.models import Task
 from engine.recommend import kv_extra_gb
-from engine.sizing import LORA_BASE_PRECISION, OVERHEAD_GB, kv_cache_gb, training
+from engine.sizing import LORA_BASE_PRECISION, OVERHEAD_GB, Breakdown, kv_cache_gb, training
 
 # A context this long is what a chat needs: the heaviest rung that keeps it is the change
 # to offer; below it, the rung that keeps the most.
@@ -57,34 +57,12 @@ def precision_and_limit(
     (``shown``: the rungs the hardware runs, most bytes first; ``p``: the asked request's
     probe)."""
     out: list[FitChange] = []
-    steps = context_cap(req) // CTX_STEP
     lighter = [g for g in shown if g.weights < p.weights]
     kept = _with_fp8_cache(b, hw, req, lighter)  # the context and the users as asked
     if kept is not None:
         out.append(kept)
-    # the heaviest rung that keeps a useful context, and the lightest, which keeps the most,
-    # when that is much more (Q4_K_M at 9k, INT4 at 22k): a lighter rung never keeps less,
-    # so the lightest is searched first and the others only until one keeps enough
     if context and lighter:
-        last = lighter[-1]
-        most = p.longest(req.batch, steps, last.weights) * CTX_STEP
-        useful = min(USEFUL_CONTEXT, req.context_tokens)
-        picked: list[tuple[Rung, int]] = []
-        if most:
-            for g in lighter[:-1]:
-                ctx = p.longest(req.batch, steps, g.weights) * CTX_STEP
-                if ctx >= useful:
-                    picked.append((g, ctx))
-                    break
-            if not picked and most >= useful:
-                picked.append((last, most))
-            elif not picked or most >= MUCH_MORE * picked[0][1]:
-                picked.append((last, most))
-        for g, ctx in picked:
-            total, room = p.room_at(ctx, req.batch, g.weights)
-            out.append(
-                change("precision_context", req, g.precision, ctx, req.batch, hw.count, total, room)
-            )
+        out += _shorter_context(hw, req, p, lighter)
     if req.batch > 1 and users and lighter:
         want = (req.batch + 1) // 2
         last = lighter[-1]
@@ -103,6 +81,33 @@ def precision_and_limit(
             out.append(
                 change("precision_batch", req, g.precision, ctx, held, hw.count, total, room)
             )
+    return out
+
+
+def _shorter_context(hw: Hardware, req: Request, p: Probe, lighter: list[Rung]) -> list[FitChange]:
+    """The heaviest lighter rung that keeps a useful context, and the lightest, which keeps
+    the most, when that is much more (Q4_K_M at 9k, INT4 at 22k): a lighter rung never keeps
+    less, so the lightest is searched first and the others only until one keeps enough."""
+    steps = context_cap(req) // CTX_STEP
+    last = lighter[-1]
+    most = p.longest(req.batch, steps, last.weights) * CTX_STEP
+    if not most:
+        return []
+    useful = min(USEFUL_CONTEXT, req.context_tokens)
+    picked: list[tuple[Rung, int]] = []
+    for g in lighter[:-1]:
+        ctx = p.longest(req.batch, steps, g.weights) * CTX_STEP
+        if ctx >= useful:
+            picked.append((g, ctx))
+            break
+    if not picked or most >= MUCH_MORE * picked[0][1]:
+        picked.append((last, most))
+    out = []
+    for g, ctx in picked:
+        total, room = p.room_at(ctx, req.batch, g.weights)
+        out.append(
+            change("precision_context", req, g.precision, ctx, req.batch, hw.count, total, room)
+        )
     return out
 
 
@@ -131,13 +136,12 @@ def _with_fp8_cache(
 
 
 def _longest_sequence(
-    m: ModelRef, task: Task, seq: int, batch: int, vram: float
+    m: ModelRef, task: Task, bd: Breakdown, seq: int, batch: int, vram: float
 ) -> tuple[int, float] | None:
-    """The longest sequence in whole 1k steps, below ``seq``, at which the run fits in
-    ``vram``: (tokens, total GB). Activations grow in proportion to the tokens of a step and
-    nothing else does, so the border comes from one division; ``training`` at the border is
-    the check (the breakdown's own sums)."""
-    bd = training(m, task, seq, batch)
+    """The longest sequence in whole 1k steps, below ``seq``, at which the run (``bd``: its
+    breakdown at ``seq``) fits in ``vram``: (tokens, total GB). Activations grow in proportion
+    to the tokens of a step and nothing else does, so the border comes from one division;
+    ``training`` at the border is the check (the breakdown's own sums)."""
     act = bd.parts.get("activations", 0.0)
     if act <= 0 or seq <= CTX_STEP:
         return None
@@ -158,37 +162,37 @@ def training_changes(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
     assert m is not None and req.task != "inference"
     out: list[FitChange] = []
     n, vram, task, seq, batch = hw.count, hw.vram_gb, req.task, req.context_tokens, req.batch
-    found = _longest_sequence(m, task, seq, batch, vram)
+    asked = b.breakdown(req)  # the answer's own
+    found = _longest_sequence(m, task, asked, seq, batch, vram)
     if batch > 1:  # one sequence a step first; a shorter one too if that is not enough
-        total = training(m, task, seq, 1).total
-        if vram - total >= 0:
-            out.append(
-                change("train_batch", req, req.precision, seq, 1, n, total, vram - total, task)
-            )
-        elif found is None and (shorter := _longest_sequence(m, task, seq, 1, vram)) is not None:
+        one = training(m, task, seq, 1)
+        if vram - one.total >= 0:
+            out.append(_train("train_batch", req, req.precision, seq, 1, n, one.total, vram, task))
+        elif found is None and (shorter := _longest_sequence(m, task, one, seq, 1, vram)):
             tokens, total = shorter
             out.append(
-                change(
-                    "batch_sequence", req, req.precision, tokens, 1, n, total, vram - total, task
-                )
+                _train("batch_sequence", req, req.precision, tokens, 1, n, total, vram, task)
             )
     if found is not None:
         tokens, total = found
-        out.append(
-            change("sequence", req, req.precision, tokens, batch, n, total, vram - total, task)
-        )
+        out.append(_train("sequence", req, req.precision, tokens, batch, n, total, vram, task))
     for lighter in LIGHTER.get(task, ()):
         precision = LORA_BASE_PRECISION[lighter]
-        total = training(m, lighter, seq, batch).total
-        if vram - total >= 0:
-            out.append(
-                change("method", req, precision, seq, batch, n, total, vram - total, lighter)
-            )
+        bd = training(m, lighter, seq, batch)
+        if vram - bd.total >= 0:
+            out.append(_train("method", req, precision, seq, batch, n, bd.total, vram, lighter))
             break
-        found = _longest_sequence(m, lighter, seq, batch, vram)
+        found = _longest_sequence(m, lighter, bd, seq, batch, vram)
         if found is not None:
             tokens, total = found
             kind = "method_sequence"
-            out.append(change(kind, req, precision, tokens, batch, n, total, vram - total, lighter))
+            out.append(_train(kind, req, precision, tokens, batch, n, total, vram, lighter))
             break
     return out
+
+
+def _train(
+    kind: str, req: Request, precision: str, seq: int, batch: int, count: int, total: float,
+    vram: float, task: Task,
+) -> FitChange:  # fmt: skip
+    return change(kind, req, precision, seq, batch, count, total, vram - total, task)
