@@ -31,7 +31,6 @@ from engine.understand.patterns import (
 )
 from engine.understand.query import Query
 
-
 # A context a release is named for: (every word of its spellings, the other words of each)
 NameContext = tuple[frozenset[str], tuple[frozenset[str], ...]]
 
@@ -50,6 +49,8 @@ class CatalogWords:
     name_numbers: dict[str, frozenset[str]]
     # A context a release is named for ("128k") -> the other words of each spelling with it
     name_contexts: dict[str, NameContext]
+    # (version, size) said together in some model name: "3.1" and "70b" (Llama 3.1 70B)
+    version_sizes: frozenset[tuple[str, str]]
     # A card spelling as found -> (the fleet card, else the owned card) it names; filled as
     # spellings are met, so each is resolved through the catalog's aliases once.
     card_of: dict[str, tuple[Card | None, OwnedCard | None]] = field(default_factory=dict)
@@ -104,6 +105,7 @@ def catalog_words(catalog: Catalog) -> CatalogWords:
         | {c.name: c.vram_gb for c in catalog.owned_by_name.values()},
         name_numbers=_name_numbers(catalog),
         name_contexts=_name_contexts(catalog),
+        version_sizes=_version_sizes(catalog),
         words=WordTable(catalog.precision_alias, names | owned, faq_words(catalog)),
     )
 
@@ -136,6 +138,33 @@ def _name_contexts(catalog: Catalog) -> dict[str, NameContext]:
     return {t: (frozenset().union(*sets), tuple(sets)) for t, sets in out.items()}
 
 
+_VERSION = lazy(r"\d{1,2}\.\d")
+_SIZE_TOKEN = lazy(r"\d{1,4}b")
+
+
+def _version_sizes(catalog: Catalog) -> frozenset[tuple[str, str]]:
+    out: set[tuple[str, str]] = set()
+    for m in catalog.models:
+        for spelling in (m.name, *m.aliases):
+            toks = model_key(spelling).split()
+            versions = [t for t in toks if _VERSION.fullmatch(t)]
+            for size in (t for t in toks if _SIZE_TOKEN.fullmatch(t)):
+                out.update((v, size) for v in versions)
+    return frozenset(out)
+
+
+# A version run into a size ("llama3.170b", "qwen2.532b"): "3.1" + "70b" when a model has both
+GLUED_SIZE = lazy(r"(?<![\d.])(\d{1,2}\.\d)(\d{1,4}b)\b")
+
+
+def unglue_size(pats: CatalogWords, s: str) -> str:
+    """``s`` with a version run into a size spaced out, when some model name says both."""
+    m = GLUED_SIZE.search(s) if "." in s else None
+    if m is None or (m.group(1), m.group(2)) not in pats.version_sizes:
+        return s
+    return s[: m.end(1)] + " " + s[m.start(2) :]
+
+
 def names_number(pats: CatalogWords, token: str, text: str, at: int = 0) -> bool:
     """Whether ``token`` ("2507", "270m") is part of a model name said in ``text``. A context
     in a name ("128k", found at ``at``) is the name only right after one of its words: in
@@ -157,7 +186,7 @@ def _names_context(named: NameContext, before: str) -> bool:
     128k" are a context."""
     known, spellings = named
     words = before.split()
-    if not words or words[-1] not in known and model_key(words[-1]) not in known:
+    if not words or (words[-1] not in known and model_key(words[-1]) not in known):
         return False  # the word right before is no name word: the common case, one test
     run: set[str] = set()
     for word in reversed(model_key(" ".join(words[-6:])).split()):
@@ -181,11 +210,12 @@ MAC = lazy(
 )
 
 # A count before a card: 1-16 alone or in words ("2 h100", "two a40s", "4x a100"), or a larger
-# one only with its "x" ("32x h100": a cluster of nodes), never a bare number ("128 a100")
+# one only with its "x" ("32x h100": a cluster of nodes), never a bare number ("128 a100");
+# "0x" and "99999x" are read too, so that they are answered as counts nobody can use
 COUNT_BEFORE = lazy(
     r"(?<![\w.])(?:"
     + COUNT
-    + r"\s*(?:x|\*|of)?|([1-9]\d{1,3})\s*[x*])\s*(?:"
+    + r"\s*(?:x|\*|of)?|(0|[1-9]\d{1,8})\s*[x*])\s*(?:"
     + CARD_NOUN
     + r"\s+)?$"
 )

@@ -176,6 +176,7 @@ def alternatives(
     ):
         return []
     qs = [parse_one(p) for p in parts]
+    _family_sizes(qs, parts, parse_one)
     differing = [n for n in SLOTS if len({_slot(q, n) for q in qs} - {None}) >= 2]
     if not differing or (thai_with and not _thai_pair(qs)):
         return []
@@ -190,6 +191,20 @@ def alternatives(
                 if src is not None:
                     _copy(q, src, name)
     return _hardware_read(qs)
+
+
+def _family_sizes(qs: list[Query], parts: list[str], parse_one: Callable[[str], Query]) -> None:
+    """A bare size after a named model is that model's sibling: in "gpt-oss 20b vs 120b" and
+    "llama 3.1 8b or 70b" the second is gpt-oss-120b and Llama 3.1 70B, when the catalog has
+    one (else it stays a typical shape of that size)."""
+    named: Query | None = None
+    for i, q in enumerate(qs):
+        if q.model is not None and q.model_words.strip():
+            named = q
+        elif named is not None and q.model is None and q.size_b and not q.model_words.strip():
+            sibling = parse_one(named.model_words + " " + parts[i])
+            if sibling.model is not None and sibling.model is not named.model:
+                qs[i] = sibling
 
 
 def _hardware_read(qs: list[Query]) -> list[Query]:

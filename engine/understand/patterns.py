@@ -193,6 +193,7 @@ def whole_words(*words: str) -> str:
     return "|".join(f"{w[0]}(?<!\\w{w[0]}){w[1:]}\\b" for w in words)
 
 
+_THAI_FINE_TUNE = ("ไฟน์จูน", "ไฟน์ทูน", "ฟายทูน", "ฟายจูน", "ฝึก", "เทรน")  # and "train"
 # (pattern, task, generic?, words one of which must be there for the pattern to be tried)
 _TASK_RULES: tuple[tuple[str, Task, bool, tuple[str, ...]], ...] = (
     # "\b" before a word as "q(?<!\wq)": the regex engine skips to the word's first letter
@@ -203,17 +204,17 @@ _TASK_RULES: tuple[tuple[str, Task, bool, tuple[str, ...]], ...] = (
         r"|p(?<!\wp)e[łl]n\w*\s+(?:dostrajani\w*|fine[\s-]*tun\w*|trening\w*)|f(?<!\wf)ft\b"
         r"|t(?<!\wt)rain\w*\s+(?:\w+\s+){0,3}?from\s+scratch"
         r"|p(?<!\wp)re[\s-]?train\w*\s+(?:\w+\s+){0,3}?from\s+scratch"
-        r"|ไฟน์จูนเต็ม|ไฟน์จูนแบบเต็ม",
+        r"|ไฟน์จูนเต็ม|ไฟน์จูนแบบเต็ม|แบบ\s*(?:full|เต็ม)",  # "แบบ full": the full kind
         "full",
         False,
-        ("full", "pełn", "peln", "fft", "scratch", "ไฟน์จูน"),
+        ("full", "pełn", "peln", "fft", "scratch", "ไฟน์จูน", "แบบ"),
     ),
     (
         r"f(?<!\wf)ine[\s-]*tun\w*|f(?<!\wf)inetun\w*|s(?<!\ws)ft\b|t(?<!\wt)rain(?:ing)?\b"
-        r"|d(?<!\wd)ostr\w*|t(?<!\wt)rening\w*|t(?<!\wt)renowa\w*|ไฟน์จูน|ฝึก|เทรน",
+        r"|d(?<!\wd)ostr\w*|t(?<!\wt)rening\w*|t(?<!\wt)renowa\w*|" + "|".join(_THAI_FINE_TUNE),
         "full",
         True,
-        ("fine", "sft", "train", "dostr", "trening", "trenowa", "ไฟน์จูน", "ฝึก", "เทรน"),
+        ("fine", "sft", "train", "dostr", "trening", "trenowa", *_THAI_FINE_TUNE),
     ),
     (
         r"s(?<!\ws)erv\w*\b|i(?<!\wi)nference\b|i(?<!\wi)nfer\b|d(?<!\wd)eploy\w*\b"

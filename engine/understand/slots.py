@@ -14,7 +14,7 @@ from engine.limits import (
     MIN_SIZE_B,
     tokens,
 )
-from engine.understand.catalog_words import CatalogWords, names_number
+from engine.understand.catalog_words import CatalogWords, names_number, unglue_size
 from engine.understand.gates import (
     HAS_BATCH,
     HAS_CONTEXT_NOUN,
@@ -59,6 +59,7 @@ def cut(text: str, m: re.Match[str]) -> str:
 def read_numbers(q: Query, s: str, words: CatalogWords, flags: int) -> tuple[str, str]:
     """Context, batch, VRAM, size: the slots that are numbers. Returns the rest of the text
     and the word right before the size ("zephyr" in "zephyr 7b"); ``flags``: its gates."""
+    s = unglue_size(words, s)  # "llama3.170b": Llama 3.1 at 70B, not a 3.17B model
     context_word = bool(flags & HAS_CONTEXT_WORD)  # cuts below only remove words
     if flags & HAS_CONTEXT_NOUN and (m := CONTEXT_BEFORE.search(s)):
         # "16k context 4 users": the number before the word, so "4" stays the users
@@ -79,6 +80,8 @@ def read_numbers(q: Query, s: str, words: CatalogWords, flags: int) -> tuple[str
             q.batch = int(after_word or after_thai)
         else:  # the number opens the match: its first digit, then the rest of it
             q.batch = int(s[m.start()] + (rest if rest is not None else thai_rest))
+            if s[m.start() - 1 : m.start()] == "-" and s[m.start() - 2 : m.start() - 1] in " ":
+                q.invalid = q.invalid or ("batch", f"-{q.batch}")  # "-5 users"
         s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
     elif flags & HAS_BATCH and (m := BATCH_IN_WORDS.search(s)):  # "two users"
         q.batch = USER_NUMBERS[m.group(1) or m.group(2)]
@@ -136,6 +139,8 @@ def bound(q: Query) -> None:
             q.invalid = ("context_tokens", str(q.context_tokens))
         elif q.batch is not None and q.batch < 1:
             q.invalid = ("batch", str(q.batch))
+        else:
+            q.invalid = _bad_count(q)
     if q.size_b is not None and not MIN_SIZE_B <= q.size_b <= MAX_SIZE_B:
         q.bad_size_b = 0.0 if math.isnan(q.size_b) else q.size_b
         q.size_b = None
@@ -152,6 +157,15 @@ def bound(q: Query) -> None:
     for c in q.cards:
         if c.count is not None:
             c.count = min(c.count, MAX_CARDS) or None
+
+
+def _bad_count(q: Query) -> tuple[str, str] | None:
+    """ "0x h100", "99999x a100": a card count said that no set can be."""
+    said = [c.count for c in q.cards if c.count is not None]
+    if q.count is not None:
+        said.append(q.count)
+    bad = next((n for n in said if not 1 <= n <= MAX_CARDS), None)
+    return None if bad is None else ("count" if bad < 1 else "count_large", str(bad))
 
 
 def size_from(value: str, unit: str) -> float:
