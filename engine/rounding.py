@@ -20,6 +20,9 @@ _SPEC = tuple(f",.{i}f" for i in range(_PLACES))
 _PLAIN = tuple(f"%.{i}f" for i in range(_PLACES))  # below 999 there is nothing to group
 _ZEROS = tuple("." + "0" * i for i in range(_PLACES))
 _ONE, _WHOLE = _PLAIN[1], _PLAIN[0]  # fmt_gb's two specs below 999
+_WHOLES = tuple(str(k) for k in range(1000))  # every whole number below 1,000, as written
+_TENTHS: dict[str, tuple[str, ...]] = {}  # by decimal mark: k / 10 trimmed, k = 0 to 1,000
+_TABLED = 2  # decimal counts up to this make a miss's text from its digits (NumberMemo)
 _MEMO_SIZE = 4096  # per (language, decimals, trim): emptied when full, so memory stays bounded
 _MEMO_KEYS = 64  # memos kept at once (the engine uses about 20)
 
@@ -94,11 +97,29 @@ class NumberMemo(dict[float, str]):
     """``format_number``'s texts for one language, decimal count and ``trim``, by value: a
     subscript is one C-level dict read on a repeat; a miss makes the text and keeps it.
 
-    A miss takes ``format_number``'s float path inline (what nearly every value takes), with
-    the specs, the scale, the zero fraction and the language's marks chosen once per memo.
+    A miss on a value ``format_number``'s float path serves (0 < t < 1e9 and t, the value
+    scaled, more than 1e-6 from a half-way point) writes the digits of k = int(t + 0.5): the
+    exact scaled value lies within 6e-8 of t, so on t's side of every half-way point, and its
+    correctly rounded digits (what ``format`` writes) are the integer nearest t; t + 0.5 is
+    then more than 1e-6 from an integer and its float sum (error below 6e-8) has the same
+    floor. The whole part is grouped as ``format`` groups it, the fraction's text (zero
+    padded, or trimmed) comes from a table.
     """
 
-    __slots__ = ("decimals", "grouped", "lang", "marks", "plain", "point", "scale", "trim", "zeros")
+    __slots__ = (
+        "decimals",
+        "fracs",
+        "group",
+        "grouped",
+        "lang",
+        "marks",
+        "plain",
+        "point",
+        "scale",
+        "trim",
+        "unit",
+        "zeros",
+    )
 
     def __init__(self, lang: str, decimals: int, trim: bool) -> None:
         super().__init__()
@@ -112,6 +133,15 @@ class NumberMemo(dict[float, str]):
         self.marks = _SEP[lang] if lang in _SEP and lang not in ("en", "th") else None
         # the decimal mark alone: all a text below 999 (nothing grouped) needs swapped
         self.point = self.marks[1] if self.marks is not None and decimals else None
+        # A miss's digits (__missing__): 10**decimals units a whole, each fraction's text by
+        # its units (none when trimmed away); unit 0: no table, the float path (``text``).
+        self.group = self.marks[0] if self.marks is not None else None
+        self.unit = _POW10[decimals] if 0 <= decimals <= _TABLED else 0
+        mark = self.point or "."
+        self.fracs = tuple(
+            mark + str(u).zfill(decimals) if decimals and (u or not trim) else ""
+            for u in range(self.unit)
+        )
 
     def text(self, value: float) -> str:
         """``format_number(value + 0.0, decimals, lang, trim)``, not kept."""
@@ -134,23 +164,20 @@ class NumberMemo(dict[float, str]):
         return format_number(value + 0.0, self.decimals, self.lang, self.trim)
 
     def __missing__(self, value: float) -> str:
+        """The text from the rounded digits (the same as ``text``), kept."""
         if len(self) >= _MEMO_SIZE:  # remember(), inline
             self.clear()
         t = value * self.scale
-        if 0.0 < t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:  # text(), inline
-            if value < 999.0:
-                text = self.plain % value
-                if self.zeros and text.endswith(self.zeros):
-                    text = text[: -self.decimals - 1]
-                if self.point is not None:
-                    text = text.replace(".", self.point)
+        unit = self.unit
+        if unit and 0.0 < t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:
+            whole, part = divmod(int(t + 0.5), unit)
+            if whole < 1000:
+                text = _WHOLES[whole] + self.fracs[part]
             else:
-                text = format(value, self.grouped)
-                if self.zeros and text.endswith(self.zeros):
-                    text = text[: -self.decimals - 1]
-                if self.marks is not None:
-                    group, point = self.marks
-                    text = text.replace(",", "\0").replace(".", point).replace("\0", group)
+                text = format(whole, ",")
+                if self.group is not None:
+                    text = text.replace(",", self.group)
+                text += self.fracs[part]
         else:
             text = self.text(value)
         self[value] = text
@@ -159,9 +186,10 @@ class NumberMemo(dict[float, str]):
 
 class GbMemo(dict[float, str]):
     """``fmt_gb``'s texts (trimmed) for one language, by value, made on a miss: below 100
-    the one-decimal text, else the whole one (``NumberMemo``'s float path, inline)."""
+    the one-decimal text, else the whole one (written from the rounded digits, as
+    ``NumberMemo`` writes them: the same texts)."""
 
-    __slots__ = ("lang", "ones", "point", "wholes")
+    __slots__ = ("group", "lang", "ones", "point", "tenths", "wholes")
 
     def __init__(self, lang: str) -> None:
         super().__init__()
@@ -170,10 +198,28 @@ class GbMemo(dict[float, str]):
         self.ones, self.wholes = number_memo(lang, 1, True), number_memo(lang, 0, True)
         marks = self.ones.marks
         self.point: str | None = marks[1] if marks is not None else None
+        self.group = self.wholes.group
+        self.tenths = _tenths(self.point or ".")
 
     def __missing__(self, value: float) -> str:
         if len(self) >= _MEMO_SIZE:
             self.clear()
+        if 0.0 < value < 1e9:  # NumberMemo's digits: one decimal below 100, none above
+            if value < 100.0:
+                t = value * 10.0
+                if abs(t % 1.0 - 0.5) > 1e-6:
+                    text = self[value] = self.tenths[int(t + 0.5)]
+                    return text
+            elif abs(value % 1.0 - 0.5) > 1e-6:
+                whole = int(value + 0.5)
+                if whole < 1000:
+                    text = _WHOLES[whole]
+                else:
+                    text = format(whole, ",")
+                    if self.group is not None:
+                        text = text.replace(",", self.group)
+                self[value] = text
+                return text
         text = self[value] = self.make(value)
         return text
 
@@ -200,11 +246,22 @@ class RoomMemo(GbMemo):
     __slots__ = ()
 
     def __missing__(self, value: float) -> str:
-        if len(self) >= _MEMO_SIZE:
-            self.clear()
-        tiny = 0 < value < 0.05
-        text = self[value] = "<" + fmt_num(0.1, 1, self.lang) if tiny else self.make(value)
-        return text
+        if 0 < value < 0.05:
+            if len(self) >= _MEMO_SIZE:
+                self.clear()
+            text = self[value] = "<" + fmt_num(0.1, 1, self.lang)
+            return text
+        return GbMemo.__missing__(self, value)
+
+
+def _tenths(point: str) -> tuple[str, ...]:
+    """k / 10 with this decimal mark, a zero tenth trimmed ("12", "12.5"), for k to 1,000."""
+    table = _TENTHS.get(point)
+    if table is None:
+        table = _TENTHS[point] = tuple(
+            f"{k // 10}{point}{k % 10}" if k % 10 else str(k // 10) for k in range(1001)
+        )
+    return table
 
 
 _MEMOS: dict[tuple[str, int, bool], NumberMemo] = {}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 from engine.catalog import Catalog
 from engine.catalog_cache import per_catalog
@@ -71,21 +72,35 @@ def faq_index(catalog: Catalog) -> FaqIndex:
     )
 
 
-def _word_entries(idx: FaqIndex, word: str) -> tuple[int, ...]:
+_SPANS = tuple(slice(j, j + 3) for j in range(96))  # a word's three-letter pieces, in turn
+
+
+def _entries_of(by_gram: dict[str, tuple[tuple[int, str], ...]], word: str) -> tuple[int, ...]:
     """The keywords whose longest word is in ``word`` (a keyword in the text has each of its
-    words inside one of the text's words)."""
-    found = [e for g in _grams(word) for e, piece in idx.by_gram.get(g, ()) if piece in word]
+    words inside one of the text's words). The pieces are read in C (``map``); a piece met
+    twice files its keywords once."""
+    n = len(word) - 2
+    if n <= 0:
+        return ()
+    pieces = map(word.__getitem__, _SPANS[:n]) if n <= len(_SPANS) else _grams(word)
+    found: list[int] = []
+    for filed in filter(None, map(by_gram.get, pieces)):  # most words: none
+        found += [e for e, piece in filed if piece in word and e not in found]
+    return tuple(found)
+
+
+def _word_entries(idx: FaqIndex, word: str) -> tuple[int, ...]:
+    """:func:`_entries_of`, remembered in the index."""
     if len(idx.word_entries) >= _WORDS_KEPT:
         idx.word_entries.clear()
-    out = idx.word_entries[word] = tuple(found)
+    out = idx.word_entries[word] = _entries_of(idx.by_gram, word)
     return out
 
 
 def faq_words(catalog: Catalog) -> Callable[[str], tuple[int, ...]]:
     """A word -> the keywords whose longest word it holds, for a caller that reads the words
-    itself and hands the union to :func:`match_faq`."""
-    idx = faq_index(catalog)
-    return lambda word: _word_entries(idx, word)
+    itself (and remembers them) and hands the union to :func:`match_faq`."""
+    return partial(_entries_of, faq_index(catalog).by_gram)
 
 
 def match_faq(catalog: Catalog, text: str, found: set[int] | None = None) -> str | None:

@@ -8,6 +8,7 @@ Whatever words are left after the slots is the model name: matched, or the reaso
 from __future__ import annotations
 
 from functools import lru_cache
+from operator import itemgetter
 from typing import NamedTuple
 
 from engine.catalog import Catalog, norm
@@ -53,7 +54,7 @@ CANDIDATE_BUDGET = 64  # names scored, shared among the query's words (shortest 
 ALL_WORDS_CANDIDATES = 128  # names holding every query word, scored when this few
 SIZE_CLOSENESS = 100.0  # points off per 100% size difference within the 5% tolerance
 RELEASE_TAG = lazy(r"\d{4}")
-_NO_SCORE = (0.0, False, False)
+_first = itemgetter(0)
 
 
 class _Ranked(NamedTuple):
@@ -61,6 +62,9 @@ class _Ranked(NamedTuple):
     score: float
     complete: bool  # every word the person gave is in the name
     head: bool  # and one of them is a family's first word
+
+
+_ranked = tuple.__new__  # a _Ranked from its fields' tuple, without the Python-level __new__
 
 
 @lru_cache(maxsize=4096)
@@ -94,7 +98,7 @@ def _rank(index: ModelIndex, key: str, size_b: float | None) -> tuple[_Ranked, .
     if common is not None and len(common) <= ALL_WORDS_CANDIDATES:
         candidates |= common
     best = _score_all(index, tuple(qinfo), candidates)
-    top = max(best.values(), default=_NO_SCORE)[0]  # the tuples order by their score first
+    top = max(map(_first, best.values()), default=0.0)  # the best score
     joined = "".join(qtoks)
     if top < ACCEPT and len(joined) >= 4:
         # Glued names: "deepseekr1", "codellama", "mistralnemo" (one slip: not "magistralsmall").
@@ -118,7 +122,11 @@ def _rank(index: ModelIndex, key: str, size_b: float | None) -> tuple[_Ranked, .
             continue
         if size_b is not None:
             nominal, exact, active = sizes[pos]
-            diff = min(abs(nominal - size_b), abs(exact - size_b), abs(active - size_b))
+            diff = abs(nominal - size_b)  # the closest of its sizes, as min() of the three
+            if (d := abs(exact - size_b)) < diff:
+                diff = d
+            if (d := abs(active - size_b)) < diff:
+                diff = d
             if diff > tol:  # as size_matches: no size of it is within 5%
                 score -= SIZE_PENALTY
             else:  # "qwen3 32b" is Qwen3 32B, not the 30.5B MoE that is within 5%
@@ -126,7 +134,7 @@ def _rank(index: ModelIndex, key: str, size_b: float | None) -> tuple[_Ranked, .
         if score >= floor:
             rows.append((-score, newest[pos], pos, complete, head))
     rows.sort()  # newest_rank is unique per model: no two rows tie
-    return tuple(_Ranked(pos, -neg, c, h) for neg, _, pos, c, h in rows[:12])
+    return tuple([_ranked(_Ranked, (pos, -neg, c, h)) for neg, _, pos, c, h in rows[:12]])
 
 
 def match_models(catalog: Catalog, words: str, size_b: float | None) -> list[ModelMatch]:

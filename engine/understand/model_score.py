@@ -135,22 +135,36 @@ def _score_all(index: ModelIndex, qinfo: _QInfo, candidates: set[int]) -> _Score
             _keep_best(best, owners[kid], _score_key(index, kid, qinfo))
         return best
     words, total_q, base_complete = _options(index, qinfo)
-    sets, key_total = index.key_sets, index.key_total
-    for kid in candidates:
-        toks = sets[kid]
-        got_k = got_q = 0.0
-        complete, head = base_complete, False
-        for options in words:
+    # The candidates split by the match each word takes (the first of its list a key holds,
+    # found by set intersection): each part's sums, made once, in the words' order.
+    postings = index.posting_sets
+    parts: list[tuple[set[int], float, float, bool, bool]] = [
+        (candidates, 0.0, 0.0, base_complete, False)
+    ]
+    for options in words:
+        split = []
+        for keys, got_k, got_q, complete, head in parts:
             for v, ck, cq, slip, is_head in options:
-                if v in toks:
-                    got_k += ck
-                    got_q += cq
-                    complete = complete and not slip
-                    head = head or is_head
-                    break
+                hit = keys & postings[v]
+                if hit:
+                    split.append(
+                        (hit, got_k + ck, got_q + cq, complete and not slip, head or is_head)
+                    )
+                    keys = keys - hit
+                    if not keys:
+                        break
             else:
-                complete = False
-        score = 50 * (got_k / key_total[kid]) + 50 * (got_q / total_q if total_q else 0.0)
+                split.append((keys, got_k, got_q, False, head))
+        parts = split
+    sums: dict[int, tuple[float, float, bool, bool]] = {}
+    for keys, got_k, got_q, complete, head in parts:
+        sums.update(
+            dict.fromkeys(keys, (got_k, 50 * (got_q / total_q if total_q else 0.0), complete, head))
+        )
+    key_total = index.key_total
+    for kid in candidates:  # in the set's order, as before: the first of equal scores stays
+        got_k, q_part, complete, head = sums[kid]
+        score = 50 * (got_k / key_total[kid]) + q_part
         for pos in owners[kid]:
             if score > best.get(pos, _NONE)[0]:
                 best[pos] = (score, complete, head)
