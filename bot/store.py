@@ -87,12 +87,34 @@ class MemoryStore:
 
 def context_to_json(ctx: Context) -> str:
     request = ctx.request.model_dump(mode="json")
-    return json.dumps({"request": request, "pick": ctx.pick_card, "vram_gb": ctx.vram_gb})
+    return json.dumps(
+        {
+            "request": request,
+            "pick": ctx.pick_card,
+            "count": ctx.pick_count,
+            "vram_gb": ctx.vram_gb,
+            "budget_usd": ctx.budget_usd,
+        }
+    )
+
+
+def _positive(value: object) -> float | None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+    return float(value) if ok else None  # type: ignore[arg-type]
 
 
 def context_from_json(text: str) -> Context:
+    """A stored context; the keys added later ("count", "vram_gb", "budget_usd") may be
+    absent from contexts stored before them."""
     raw = json.loads(text)
-    vram = raw.get("vram_gb")  # absent from contexts stored before it was kept
-    ok = isinstance(vram, int | float) and not isinstance(vram, bool) and vram > 0
-    vram_gb = float(vram) if ok else None
-    return Context(Request.model_validate(raw["request"]), raw.get("pick"), None, vram_gb)
+    count = raw.get("count")
+    pick_count = (
+        count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else None
+    )
+    return Context(
+        Request.model_validate(raw["request"]),
+        raw.get("pick"),
+        pick_count,
+        _positive(raw.get("vram_gb")),
+        _positive(raw.get("budget_usd")),
+    )

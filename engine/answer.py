@@ -72,6 +72,8 @@ def ask(
     q = parse(text or "", cat)
     if previous is not None and previous.vram_gb and q.vram_gb is None:
         _keep_amount(q, previous.vram_gb)
+    if previous is not None and previous.budget_usd and q.budget_usd is None:
+        _keep_budget(q, previous.budget_usd)
     forced = pick_lang(lang)
     reply_lang: Lang = forced or q.lang or pick_lang(locale) or "en"
     b = Builder(cat, reply_lang, q, previous)
@@ -171,7 +173,16 @@ def context_of(answer: Answer) -> Context | None:
         pick, count = fit.card, fit.count
         if answer.request.card is None:  # checked against a plain amount, not a card
             vram = fit.vram_gb
-    return Context(answer.request, pick, count, vram)
+    return Context(answer.request, pick, count, vram, answer.budget_usd)
+
+
+def _keep_budget(q: Query, budget_usd: float) -> None:
+    """A follow-up that changes a slot ("and at 32k?") stays within the budget it was asked
+    with; one that names a new model, or hardware, is a new question."""
+    if q.cards or q.owned or q.vram_gb is not None:
+        return
+    if q.followup or (not q.has_subject and q.has_modifier):
+        q.budget_usd = budget_usd
 
 
 def _keep_amount(q: Query, vram_gb: float) -> None:

@@ -268,6 +268,7 @@ class Context:
     pick_card: str | None = None
     pick_count: int | None = None
     vram_gb: float | None = None  # the plain amount it was checked against ("in 48gb")
+    budget_usd: float | None = None  # the monthly budget it was asked within ("under $500")
 
 
 def new_answer(fields: dict[str, Any]) -> Answer:

@@ -70,3 +70,18 @@ def test_a_tight_lighter_setup_gives_way_to_one_with_room(cat: Catalog) -> None:
 def test_json_keeps_the_budget_keys(cat: Catalog) -> None:
     j = ask("llama 3.1 70b", catalog=cat).to_json()
     assert "within_budget" in j and "budget_floor" in j and j["within_budget"] is None
+
+
+def test_a_follow_up_stays_within_the_budget(cat: Catalog) -> None:
+    from engine import context_of
+
+    first = ask("can i run llama 3.1 70b for under $500/month?", catalog=cat)
+    ctx = context_of(first)
+    assert ctx is not None and ctx.budget_usd == 500
+    more = ask("and at 32k?", catalog=cat, previous=ctx)
+    assert more.budget_usd == 500 and more.request is not None
+    assert more.request.context_tokens == 32768
+    w = more.within_budget
+    assert w is not None and w.monthly_usd <= 500
+    other = ask("what about on an h100?", catalog=cat, previous=ctx)
+    assert other.budget_usd is None  # hardware named: a new question, not the budget's

@@ -26,3 +26,25 @@ def test_a_context_stored_without_the_amount_still_loads() -> None:
     assert back.request == ctx.request and back.vram_gb is None
     old["vram_gb"] = "48"  # not a number: ignored, never an error
     assert context_from_json(json.dumps(old)).vram_gb is None
+
+
+def test_every_field_survives_the_store() -> None:
+    """The set's count and the budget too: a follow-up read back from the shared store is
+    the one the same process would have kept."""
+    cat = load_catalog()
+    for text in ("70b on 2x h100", "can i run llama 3.1 70b for under $500/month?"):
+        ctx = context_of(ask(text, catalog=cat))
+        assert ctx is not None
+        assert context_from_json(context_to_json(ctx)) == ctx
+
+
+def test_a_context_stored_before_the_count_and_budget_still_loads() -> None:
+    ctx = context_of(ask("can i run llama 3.1 70b for under $500/month?", catalog=load_catalog()))
+    assert ctx is not None and ctx.budget_usd == 500.0
+    old = json.loads(context_to_json(ctx))
+    del old["budget_usd"], old["count"]
+    back = context_from_json(json.dumps(old))
+    assert back.budget_usd is None and back.pick_count is None
+    old["budget_usd"], old["count"] = True, "2"  # not numbers: ignored, never an error
+    back = context_from_json(json.dumps(old))
+    assert back.budget_usd is None and back.pick_count is None
