@@ -49,6 +49,7 @@ _URGENT = (
     "limit_no_room",
     "beyond_max_context",
     "fp8_cards",
+    "mac_gpu_share_over",
 )
 # which alternative to offer next to the pick: safer when the pick is tight, else cheaper
 _SAFER = ("roomier", "faster", "cuda")

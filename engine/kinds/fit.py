@@ -155,6 +155,8 @@ def fit(b: Builder, req: Request) -> Answer:
         if f.reason:
             b.caveat(f"why.{f.reason}", card=f.card, count=f.count, heads=req.model.attention_heads)
     pick, nodes = recommend(b.cat, w)
+    if fits:  # a Mac's memory: the GPU's share of it
+        b.unified_note(fits[0].vram_gb or 0.0, bd.total, fits[0].card in b.cat.card_by_name)
     b.model_notes(req)
     training_notes(b, req)
     first = fits[0] if fits else None

@@ -239,7 +239,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     # a Mac ("mac studio", "m2 ultra"): plain capacity, not a model word
     chip = digits and ("ultra" in s or "max" in s or "pro" in s)  # "m2 ultra", "m3 max"
     if ("mac" in s or chip) and (m := MAC.search(s)):
-        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
+        s, q.unified = s[: m.start()] + " " + s[m.end() :], True  # cut(s, m)
     if flags & HAS_COUNT and (m := GPU_COUNT.search(s)):
         n = next(g for g in m.groups() if g)
         q.count = COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)

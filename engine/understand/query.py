@@ -56,6 +56,7 @@ class Query:
     wants_hourly: bool = False  # renting by the hour was asked about ("na godziny", "per hour")
     followup: bool = False
     truncated: bool = False
+    unified: bool = False  # a Mac: the amount is memory the GPU shares with the CPU
     invalid: tuple[str, str] | None = None  # a slot said with a value nobody can size (batch 0)
     other_money: str | None = None  # an amount in a currency we do not price in ("2 000 zł")
     pasted: ModelSpec | None = None  # a shape read from a pasted config.json (not the catalog)
