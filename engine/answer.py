@@ -25,7 +25,13 @@ from engine.models import Lang
 from engine.recommend import set_allowed, set_headroom_gb
 from engine.request import RequestOptions, apply_options, build_request
 from engine.understand import Query, parse
-from engine.understand.asks import about_card, owns_hardware, wants_a_model, wants_rental
+from engine.understand.asks import (
+    about_card,
+    asks_price,
+    owns_hardware,
+    wants_a_model,
+    wants_rental,
+)
 
 __all__ = [
     "Context",
@@ -195,9 +201,14 @@ def _keep_amount(q: Query, vram_gb: float) -> None:
 
 
 def _several(b: Builder, req: Request) -> Request:
-    """ "On h100s" with no count: the smallest set of that card that holds the request."""
-    asks = [a for a in b.q.cards if a.several and a.count is None]
-    if req.model is None or not asks:
+    """ "On h100s" with no count: the smallest set of that card that holds the request; so
+    too "what does it cost on b200": the price of the set it needs, not of one card."""
+    uncounted = [a for a in b.q.cards if a.count is None]
+    if req.model is None or not uncounted:
+        return req
+    priced = asks_price(b.q.text.lower())
+    asks = [a for a in uncounted if a.several or priced]
+    if not asks:
         return req
     need = b.breakdown(req).total
     w = b.workload(req, need)

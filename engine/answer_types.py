@@ -254,6 +254,7 @@ class Answer(_Out):
     # precision, need_gb and, as reason, the task), else the cheapest setup of all
     within_budget: Pick | None = None
     budget_floor: Pick | None = None
+    budget_asked: Pick | None = None  # the cheapest rental of the setup as asked, sets included
 
     def to_json(self) -> dict[str, Any]:
         """The public JSON contract (keys are only ever added, never renamed)."""

@@ -114,9 +114,17 @@ def _alternative(answer: Answer) -> Pick | None:
     """The one alternative worth a line: safer if the pick is tight, otherwise the cheapest
     that costs less than the pick, otherwise by its reason."""
     alts = answer.alternatives
+    rec = answer.recommendation
+    if answer.budget_usd is not None:  # within the budget, and not line 1's option again
+        shown = answer.within_budget or rec
+        alts = [
+            a
+            for a in alts
+            if a.monthly_usd <= answer.budget_usd
+            and (shown is None or (a.card, a.count) != (shown.card, shown.count))
+        ]
     if not alts:
         return None
-    rec = answer.recommendation
     if rec is not None and rec.tight:  # the cheapest way out of a tight fit
         roomy = sorted((a for a in alts if not a.tight), key=lambda a: a.monthly_usd)
         if roomy:
@@ -210,7 +218,7 @@ def _fit_verdict(cat: Catalog, lang: str, fit: Fit) -> str:
             )
             two = _two_slots(fit)
             if two is not None:  # no one change is enough, two are: said at once
-                key = _SHORT[two.change]
+                key = _SHORT[two.change] + ("_q8" if two.kv_dtype == "q8_0" else "")
                 room = _room(cat, lang, two.headroom_gb, two.headroom_gb < 5)
                 first += " · ✅ " + t(
                     cat,
@@ -282,6 +290,9 @@ def _verdict(answer: Answer, cat: Catalog, teaser: bool) -> list[str]:
     if answer.kind == "sizing":
         budget = answer.budget_usd
         if rec is not None and budget is not None and rec.monthly_usd > budget:
+            w = answer.within_budget
+            if w is not None and w is answer.budget_asked:  # as asked, on a cheaper set
+                return ["✅ " + _pick_line(cat, lang, w), answer.headline]
             return [_over_budget(answer, cat, budget), answer.headline]
         if rec is not None:
             return ["✅ " + _pick_line(cat, lang, rec), answer.headline]

@@ -21,6 +21,8 @@ from engine.sizing import LORA_BASE_PRECISION, OVERHEAD_GB, Breakdown, kv_cache_
 USEFUL_CONTEXT = 8192
 # ... and the rung that keeps the most, said too when it keeps this many times more.
 MUCH_MORE = 1.5
+# The shortest training sequence a change offers (below 1k steps of CTX_STEP)
+SHORTEST_SEQUENCE = 512
 # Each training method and the lighter ones to try after it, heaviest first.
 LIGHTER: dict[str, tuple[Task, ...]] = {"full": ("lora", "qlora"), "lora": ("qlora",)}
 
@@ -114,25 +116,37 @@ def _shorter_context(hw: Hardware, req: Request, p: Probe, lighter: list[Rung]) 
 def _with_fp8_cache(
     b: Builder, hw: Hardware, req: Request, lighter: list[Rung]
 ) -> FitChange | None:
-    """The heaviest lighter rung that, with an FP8 KV cache, fits at the asked context and
-    user count: ``room_on``'s sums (weights + cache + overhead, a set's copied cache on
-    every card)."""
+    """The heaviest lighter rung that, with an 8-bit KV cache, fits at the asked context and
+    user count: FP8 for the formats vLLM serves, q8_0 for GGUF (llama.cpp has no FP8 cache).
+    ``room_on``'s sums (weights + cache + overhead, a set's copied cache on every card)."""
     m = req.model
-    if req.kv_dtype == "fp8" or m is None or not lighter:
+    if m is None or not lighter:
         return None
-    kv = kv_cache_gb(m, b.cat.kv_by_name["fp8"].bytes, req.context_tokens, req.batch)
-    extra = 0.0
-    if hw.count > 1 and (hw.card is not None or hw.owned is not None):
-        extra = kv_extra_gb(kv, hw.count, None if m.mla else m.kv_heads, bool(m.mla))
+    sums: dict[str, tuple[float, float]] = {}  # cache type -> (its GB, a set's copy per card)
     for g in lighter:
+        kvd = small_cache(g.split)
+        if kvd == req.kv_dtype:
+            continue
+        if kvd not in sums:
+            kv = kv_cache_gb(m, b.cat.kv_by_name[kvd].bytes, req.context_tokens, req.batch)
+            extra = 0.0
+            if hw.count > 1 and (hw.card is not None or hw.owned is not None):
+                extra = kv_extra_gb(kv, hw.count, None if m.mla else m.kv_heads, bool(m.mla))
+            sums[kvd] = kv, extra
+        kv, extra = sums[kvd]
         total = g.weights + kv + OVERHEAD_GB
         room = hw.vram_gb - total - extra * hw.count
         if room >= 0:
             ctx, batch = req.context_tokens, req.batch
             return change(
-                "precision_kv", req, g.precision, ctx, batch, hw.count, total, room, None, "fp8"
+                "precision_kv", req, g.precision, ctx, batch, hw.count, total, room, None, kvd
             )
     return None
+
+
+def small_cache(gguf: bool) -> str:
+    """The 8-bit KV cache a format's server has: q8_0 in llama.cpp (GGUF), FP8 in vLLM."""
+    return "q8_0" if gguf else "fp8"
 
 
 def _longest_sequence(
@@ -143,7 +157,7 @@ def _longest_sequence(
     to the tokens of a step and nothing else does, so the border comes from one division;
     ``training`` at the border is the check (the breakdown's own sums)."""
     act = bd.parts.get("activations", 0.0)
-    if act <= 0 or seq <= CTX_STEP:
+    if act <= 0 or seq <= SHORTEST_SEQUENCE:
         return None
     steps = min(int((vram - (bd.total - act)) / (act / seq)) // CTX_STEP, (seq - 1) // CTX_STEP)
     while steps > 0:
@@ -151,7 +165,8 @@ def _longest_sequence(
         if vram - total >= 0:
             return steps * CTX_STEP, total
         steps -= 1
-    return None
+    total = training(m, task, SHORTEST_SEQUENCE, batch).total  # below 1k: half of it
+    return (SHORTEST_SEQUENCE, total) if vram - total >= 0 else None
 
 
 def training_changes(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:

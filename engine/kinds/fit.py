@@ -153,7 +153,10 @@ def fit(b: Builder, req: Request) -> Answer:
     fits = [fit_on(b, hw, req, w) for hw in hws]
     for f in fits:
         if f.reason:
-            b.caveat(f"why.{f.reason}", card=f.card, count=f.count, heads=req.model.attention_heads)
+            card = b.cat.card_by_name.get(f.card)
+            least = card.min_count if card is not None else f.count  # "why.min_count"'s
+            heads = req.model.attention_heads
+            b.caveat(f"why.{f.reason}", card=f.card, count=f.count, heads=heads, min=least)
     pick, nodes = recommend(b.cat, w)
     if fits:  # a Mac's memory: the GPU's share of it
         b.unified_note(fits[0].vram_gb or 0.0, bd.total, fits[0].card in b.cat.card_by_name)

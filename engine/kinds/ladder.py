@@ -11,7 +11,7 @@ from engine import native
 from engine.answer_types import FitChange, FitOption, ModelRef, Request
 from engine.frozen import as_float as _float
 from engine.kinds.base import Builder
-from engine.kinds.combos import precision_and_limit
+from engine.kinds.combos import precision_and_limit, small_cache
 from engine.kinds.hardware import (
     Hardware,
     capacity_hardware,
@@ -292,11 +292,12 @@ def changes(
                 best.headroom_gb,
             )
         )
-    if req.kv_dtype != "fp8" and asked_at is not None:  # the cache's type does not matter
-        # whether req with an FP8 cache fits: its breakdown differs in the cache part only
+    small = small_cache(b.cat.precision_by_name[req.precision].gguf)  # q8_0 in llama.cpp
+    if req.kv_dtype != small and asked_at is not None:  # the cache's type does not matter
+        # whether req with an 8-bit cache fits: its breakdown differs in the cache part only
         # (weights + kv_cache_gb + overhead, the order ``Breakdown.total`` sums them in)
         m = req.model
-        kv = kv_cache_gb(m, b.cat.kv_by_name["fp8"].bytes, req.context_tokens, req.batch)
+        kv = kv_cache_gb(m, b.cat.kv_by_name[small].bytes, req.context_tokens, req.batch)
         total = p.weights + kv + OVERHEAD_GB
         extra = 0.0  # room_on's copied cache
         if hw.count > 1 and (hw.card is not None or hw.owned is not None):
@@ -305,7 +306,7 @@ def changes(
         if room >= 0:
             ctx, batch = req.context_tokens, req.batch
             out.append(
-                _fit_change("kv_cache", req.precision, "fp8", ctx, batch, hw.count, total, room)
+                _fit_change("kv_cache", req.precision, small, ctx, batch, hw.count, total, room)
             )
     # a shorter context or fewer users: the searches' own probe gives room_on's sums
     prec, kvd, ctx, n = req.precision, req.kv_dtype, req.context_tokens, hw.count

@@ -6,7 +6,7 @@ from engine.alternatives import recommend_with_alternatives
 from engine.answer_types import Answer, Pick, Request, new_answer
 from engine.kinds import ladder
 from engine.kinds.base import Builder
-from engine.kinds.within import cheapest_of_all, within_budget
+from engine.kinds.within import cheapest, cheapest_of_all, within_budget
 from engine.recommend import Workload, cheapest_price, recommend
 from engine.sizing import quick_rule_gb, training
 from engine.text.blocks import describe
@@ -34,16 +34,21 @@ def sizing(b: Builder, req: Request) -> Answer:
     quick = quick_rule_gb(req.model.params_b, bpp)
     kvbpt = b.kv_per_token(req)
     kv_lower = _kv_lower(b, req, pick, w) if pick is not None else None
-    budget, within, floor = b.q.budget_usd, None, None
+    budget, within, floor, asked = b.q.budget_usd, None, None, None
     if budget is not None and pick is not None and pick.monthly_usd > budget:
-        within = within_budget(b, req, budget)
-        floor = cheapest_of_all(b, req) if within is None else None
+        asked = cheapest(b, req)  # the rule's pick is one card; a cheaper set may be within
+        if asked is not None and asked.monthly_usd <= budget:
+            within = asked
+        else:
+            within = within_budget(b, req, budget)
+            floor = cheapest_of_all(b, req) if within is None else None
     answer = new_answer(
         {
             "kind": "sizing",
             "budget_usd": budget,
             "within_budget": within,
             "budget_floor": floor,
+            "budget_asked": asked,
             "decode_kv_tok_s": kv_lower,
             "request": req,
             "memory_gb": bd.as_dict(),

@@ -14,7 +14,7 @@ from engine.recommend import cheapest_holding_set, make_pick, recommend
 from engine.sizing import LORA_BASE_PRECISION
 
 
-def _cheapest(b: Builder, r: Request) -> Pick | None:
+def cheapest(b: Builder, r: Request) -> Pick | None:
     """The cheapest rental of ``r`` of any size, single cards among the sets (a budget may buy
     two cheap cards where the rule's pick is one dear one), with its precision and need."""
     need = b.breakdown(r).total
@@ -27,7 +27,7 @@ def _cheapest(b: Builder, r: Request) -> Pick | None:
             pick = other
     if pick is None:
         return None
-    return pick.model_copy(update={"precision": r.precision, "need_gb": need})
+    return pick.model_copy(update={"precision": r.precision, "need_gb": need, "reason": r.task})
 
 
 def within_budget(b: Builder, req: Request, budget_usd: float) -> Pick | None:
@@ -50,7 +50,7 @@ def within_budget(b: Builder, req: Request, budget_usd: float) -> Pick | None:
         ]
     found: Pick | None = None
     for r in later:
-        pick = _cheapest(b, r)
+        pick = cheapest(b, r)
         if pick is None or pick.monthly_usd > budget_usd:
             continue
         if found is None:
@@ -70,7 +70,7 @@ def cheapest_of_all(b: Builder, req: Request) -> Pick | None:
         table = rungs(b, req)
         if not table:
             return None
-        pick = _cheapest(b, rung_request(b, req, table[-1]))
+        pick = cheapest(b, rung_request(b, req, table[-1]))
         return pick.model_copy(update={"reason": req.task}) if pick is not None else None
     tasks = LIGHTER.get(req.task, ())
     if not tasks:
@@ -82,5 +82,5 @@ def cheapest_of_all(b: Builder, req: Request) -> Pick | None:
             "weight_parts": None,
         }
     )
-    pick = _cheapest(b, r)
+    pick = cheapest(b, r)
     return pick.model_copy(update={"reason": r.task}) if pick is not None else None

@@ -90,10 +90,13 @@ def budget_headline(v: Voice, a: Answer, total: str) -> str:
     req, p, usd = a.request, a.recommendation, v.usds
     assert req is not None and p is not None and a.budget_usd is not None
     label, budget, fill = request_label(v, req), usd[a.budget_usd], v.fill
+    w = a.within_budget
+    if w is not None and w is a.budget_asked:  # as asked, on a set cheaper than the pick
+        p = w
     if p.monthly_usd <= a.budget_usd:
         spec = "headline.budget_yes:budget,request,total,hw,price"
         return fill[spec]((budget, label, total, _set(p), usd[p.monthly_usd]))
-    w = a.within_budget
+    low = a.budget_asked or p  # the cheapest the setup as asked costs
     if w is not None:
         spec = "headline.budget_lower:budget,request,total,price,setup,hw,cost,need"
         return fill[spec](
@@ -101,7 +104,7 @@ def budget_headline(v: Voice, a: Answer, total: str) -> str:
                 budget,
                 label,
                 total,
-                usd[p.monthly_usd],
+                usd[low.monthly_usd],
                 _setup(v, req, w),
                 _set(w),
                 usd[w.monthly_usd],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.answer_types import Answer, Fit, FitChange, Request
 from engine.native import VLLM_DEFAULT_SHARE
-from engine.recommend import NODE_CARDS
+from engine.recommend import NODE_CARDS, set_price
 from engine.text.formulas import math_lines
 from engine.text.labels import alternatives_section, fit_line, memory_lines, pick_line
 from engine.text.labels import request_label as _request_label
@@ -159,7 +159,7 @@ def roomier(v: Voice, f: Fit) -> str:
 
 _CHANGES = {  # each change's spec, written once
     k: f"change.{k}:prec,ctx,batch,count,card,total,headroom,heads"
-    for k in ("precision", "kv_cache", "context", "batch", "batch_one", "cards")
+    for k in ("precision", "kv_cache", "kv_cache_q8", "context", "batch", "batch_one", "cards")
 }
 
 
@@ -183,6 +183,8 @@ def change_line(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
         )
     one = c.change == "batch" and c.batch == 1  # "one user at a time", not "1 users"
     key = "batch_one" if one else c.change
+    if c.kv_dtype == "q8_0" and key in ("kv_cache", "precision_kv"):  # llama.cpp's cache
+        key += "_q8"
     spec = _CHANGES.get(key) or f"change.{key}:prec,ctx,batch,count,card,total,headroom,heads"
     return v.fill[spec](
         (
@@ -260,7 +262,12 @@ def owned_lines(v: Voice, f: Fit, req: Request) -> list[str]:
         else:
             line = fill[spec]((hw_label(f), heads, link, gbps))
         out.append(line)
-    if rented:
+    if rented and f.reason == "min_count":  # one card of a card rented only in sets
+        card = cat.card_by_name[f.card]
+        n = card.min_count
+        price = v.usds[set_price(cat, card, n)[2]]
+        out.append(fill["fit.sets_only:card,min,price"]((f.card, n, price)))
+    elif rented and f.reason not in ("no_fp8", "no_full_ft_sets"):  # those: the caveat says
         out.append(fill["fit.not_offered:hw"]((hw_label(f),)))
     if (mine := cat.owned_by_name.get(f.card)) is not None:  # never rented: physics only
         vram, bw = v.nums[0][mine.vram_gb], v.nums[0][mine.bandwidth_gbps]

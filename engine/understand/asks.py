@@ -10,7 +10,14 @@ import re
 
 from engine.lazyre import lazy
 
-__all__ = ["about_card", "owns_hardware", "wants_a_model", "wants_code", "wants_rental"]
+__all__ = [
+    "about_card",
+    "asks_price",
+    "owns_hardware",
+    "wants_a_model",
+    "wants_code",
+    "wants_rental",
+]
 
 # "I have", "we've got", "my", "mam", "ผมมี": a card named alone is the asker's own
 _OWNS = lazy(
@@ -34,6 +41,8 @@ _WANTS_A_MODEL = lazy(
     r"|\b(?:what|which|best|good|top) (?:\w+ )?(?:model|llm)s?\b|\bmodels? (?:for|to)\b"
     r"|\bjaki(?:ego|ch)? model|\bmodel(?:u|e)? do\b|ในเครื่อง|โมเดลอะไร"
 )
+# "how much does it cost", "price of", "ile kosztuje", "ราคา": what a setup costs is asked
+_PRICE = lazy(r"\b(?:cost\w*|pric\w*|koszt\w*|cen[aęy])\b|ราคา|ค่าเช่า|ค่าใช้จ่าย")
 # "for coding", "do kodu", "programowania", "เขียนโค้ด": code models only
 _CODING = lazy(r"\b(?:cod(?:e|ing|er)|programm\w*|programow\w*|kod\w*)\b|โค้ด|เขียนโปรแกรม")
 
@@ -57,3 +66,7 @@ def wants_code(low: str) -> bool:
 def wants_a_model(low: str) -> bool:
     """Whether the words ask for a model to run ("a coding model", "what can I run locally")."""
     return wants_code(low) or _WANTS_A_MODEL.search(low) is not None
+
+
+def asks_price(low: str) -> bool:
+    return _PRICE.search(low) is not None

@@ -80,7 +80,7 @@ _BATCH_WORDS = (
     r"|jednoczesn\w*|aktywn\w*)(?:\s+(?:users?|requests?|sessions?|streams?|chats?"
     r"|conversations?|u[żz]ytkownik\w*|sesj\w*|rozm[oó]w|czat\w*))?"
     r"|users?|requests?|sessions?|conversations?|streams?|chats?|parallel(?:\s+\w+)?|people"
-    r"|clients?|sequences?|u[żz]ytkownik\w*|os[oó]b|sesj\w*|r[oó]wnoleg\w*|rozm[oó]w|zapyta[ńn]"
+    r"|clients?|sequences?(?![\s_-]*len)|u[żz]ytkownik\w*|os[oó]b|sesj\w*|r[oó]wnoleg\w*|rozm[oó]w|zapyta[ńn]"
 )
 # Each kind of opening character is tested once ("(?<=[bprแ])(?<!\w[bprแ])" for the words'
 # "\b"), so a place inside a word or a number is dropped after a check or two; after a number,

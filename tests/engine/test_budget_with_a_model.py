@@ -85,3 +85,35 @@ def test_a_follow_up_stays_within_the_budget(cat: Catalog) -> None:
     assert w is not None and w.monthly_usd <= 500
     other = ask("what about on an h100?", catalog=cat, previous=ctx)
     assert other.budget_usd is None  # hardware named: a new question, not the budget's
+
+
+@pytest.mark.parametrize(
+    ("text", "card", "count"),
+    [
+        ("can I run gemma 3 27b for under $500/month?", "A40", 2),
+        ("can I run llama 3.3 70b for under $900/month?", "A40", 4),
+        ("qwen3 32b za 500 dolarów miesięcznie", "A40", 2),
+    ],
+)
+def test_a_set_cheaper_than_the_single_card_pick_is_within_as_asked(
+    cat: Catalog, text: str, card: str, count: int
+) -> None:
+    """The rule's pick is one dearer card; a budget may buy the cheaper set as asked."""
+    a = ask(text, catalog=cat)
+    w, rec, req = a.within_budget, a.recommendation, a.request
+    assert w is not None and rec is not None and req is not None and a.budget_usd is not None
+    assert rec.monthly_usd > a.budget_usd >= w.monthly_usd
+    assert (w.card, w.count, w.precision) == (card, count, req.precision)
+    assert w is a.budget_asked
+    lines = short_lines(a, cat)
+    assert lines[0].startswith("✅") and f"{count}× {card}" in lines[0]
+    assert all(f"{count}× {card}" not in line for line in lines[2:3])  # not said twice
+
+
+def test_short_alternatives_stay_within_the_budget(cat: Catalog) -> None:
+    for text in ("can i run llama 3.1 70b for under $500/month?", "deepseek v3 under $200/month"):
+        a = ask(text, catalog=cat)
+        assert a.budget_usd is not None
+        for line in short_lines(a, cat)[2:3]:
+            prices = [x for x in a.alternatives if f"{x.count}× {x.card}" in line]
+            assert all(x.monthly_usd <= a.budget_usd for x in prices), line

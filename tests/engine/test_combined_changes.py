@@ -153,3 +153,55 @@ def test_a_set_split_by_layers_streams_at_one_cards_pace(cat: Catalog) -> None:
     assert three.fit.decode_tok_s == pytest.approx(one.decode_tok_s)
     assert (four.decode_tok_s or 0) > 2 * (one.decode_tok_s or 0)
     assert "split by layers" in three.text and "tensor parallel;" not in three.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["QLoRA qwen2.5 72b on an RTX A6000 with 4096 sequence length", "qlora 34b on a 24gb card?"],
+)
+def test_a_sequence_under_1k_is_offered_when_only_that_fits(cat: Catalog, text: str) -> None:
+    _, changes = changes_of(cat, text)
+    seq = [c for c in changes if c.change == "sequence"]
+    assert seq and seq[0].context_tokens == 512 and seq[0].headroom_gb >= 0
+    back = asked_back(cat, text, seq[0])
+    assert back.fit is not None and back.fit.fits
+
+
+def test_a_number_before_sequence_length_is_the_sequence(cat: Catalog) -> None:
+    a = ask("lora llama 3.1 8b 4096 sequence length on a 4090", catalog=cat)
+    assert a.request is not None
+    assert (a.request.context_tokens, a.request.batch) == (4096, 1)
+    b = ask("70b for 8 sequences", catalog=cat)
+    assert b.request is not None and b.request.batch == 8
+
+
+@pytest.mark.parametrize(
+    "text", ["gemma 3 27b q4_k_m at 128k on my rtx 3090", "qwen2.5 32b q4_k_m at 32k on a 4090"]
+)
+def test_gguf_gets_llama_cpps_cache_not_fp8(cat: Catalog, text: str) -> None:
+    """llama.cpp has no FP8 KV cache: a GGUF precision's 8-bit cache is q8_0."""
+    _, changes = changes_of(cat, text)
+    for c in changes:
+        if c.change in ("kv_cache", "precision_kv"):
+            gguf = cat.precision_by_name[c.precision].gguf
+            assert c.kv_dtype == ("q8_0" if gguf else "fp8"), c
+
+
+def test_a_card_rented_only_in_sets_says_so_on_a_fit(cat: Catalog) -> None:
+    a = ask("can I rent one b200 for qwen3 32b?", catalog=cat)
+    assert a.fit is not None and a.fit.reason == "min_count"
+    assert "only in sets of 2" in a.text and "as a set;" not in a.text
+    assert "rented 2 or more" in a.text  # the caveat names the smallest set, not "1"
+    b = ask("can I run llama 3 70b fp8 on an a100?", catalog=cat)
+    assert "as a set" not in b.text  # the reason is FP8, which the caveat says
+
+
+def test_a_price_asked_on_a_card_is_the_set_it_needs(cat: Catalog) -> None:
+    for text in (
+        "how much does it cost to run deepseek v3 on b200?",
+        "ile kosztuje deepseek r1 na b200?",
+    ):
+        a = ask(text, catalog=cat)
+        assert a.fit is not None and a.fit.fits
+        assert (a.fit.card, a.fit.count) == ("B200", 4)
+        assert a.fit.monthly_usd is not None
