@@ -197,6 +197,11 @@ def training_changes(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
         if vram - bd.total >= 0:
             out.append(_train("method", req, precision, seq, batch, n, bd.total, vram, lighter))
             break
+        if batch > 1:  # the sequence as asked, one at a time
+            alone = training(m, lighter, seq, 1).total
+            if vram - alone >= 0:
+                out.append(_train("method_batch", req, precision, seq, 1, n, alone, vram, lighter))
+                break
         found = _longest_sequence(m, lighter, bd, seq, batch, vram)
         if found is not None:
             tokens, total = found

@@ -166,7 +166,14 @@ _CHANGES = {  # each change's spec, written once
 # a training run's changes, with the method they train with
 _TRAINING = {
     k: f"change.{k}:task,ctx,batch,total,headroom"
-    for k in ("sequence", "train_batch", "batch_sequence", "method", "method_sequence")
+    for k in (
+        "sequence",
+        "train_batch",
+        "batch_sequence",
+        "method",
+        "method_batch",
+        "method_sequence",
+    )
 }
 # changes of two slots at once: the headline says the first, since no one slot is enough
 TWO_SLOTS = ("precision_kv", "precision_context", "precision_batch")
@@ -300,9 +307,12 @@ def describe_fit(v: Voice, a: Answer) -> Answer:
                 if f.max_batch == 1
                 else "fit.limits:prec,ctx,batch,users,at"
             )
+            if len(a.fits) > 1:  # "A or B": the limits are the first one's, said so
+                spec = spec.replace(":prec", "_on:card,prec")
             fit_lines.append(
                 fill[spec](
                     (
+                        *((hw_label(f),) if len(a.fits) > 1 else ()),
                         req.precision.upper(),
                         ctx_label(f.max_context_tokens or 0),
                         req.batch,

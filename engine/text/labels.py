@@ -181,7 +181,9 @@ def card_lines(v: Voice, c: Any) -> list[str]:
         ),
         v.t("card.fp8_yes" if c.fp8 else "card.fp8_no"),
         v.t("card.platform", platform=c.platform, arch=c.arch),
-        v.t("card.sets", sizes=", ".join(str(n) for n in c.set_sizes) or "1", min=c.min_count),
+        v.t("card.sets", sizes=", ".join(str(n) for n in c.set_sizes), min=c.min_count)
+        if c.set_sizes
+        else v.t("card.sets_single"),
         v.t("card.link", link=v.link(c.interconnect), gbps=v.nums[0][c.link_gbps or 0]),
         v.t("card.regions", regions=", ".join(c.regions)),
     ]

@@ -205,3 +205,28 @@ def test_a_price_asked_on_a_card_is_the_set_it_needs(cat: Catalog) -> None:
         assert a.fit is not None and a.fit.fits
         assert (a.fit.card, a.fit.count) == ("B200", 4)
         assert a.fit.monthly_usd is not None
+
+
+def test_a_lighter_method_one_sequence_at_a_time_keeps_the_sequence(cat: Catalog) -> None:
+    text = "lora llama 3.1 8b at 8k batch 4 on a 4090"
+    _, changes = changes_of(cat, text)
+    c = next(c for c in changes if c.change == "method_batch")
+    assert (c.task, c.batch, c.context_tokens) == ("qlora", 1, 8192)
+    back = asked_back(cat, text, c)
+    assert back.fit is not None and back.fit.fits
+
+
+def test_limits_of_a_or_b_name_their_card(cat: Catalog) -> None:
+    a = ask("rtx 5090 or rtx 4090 for qwen3 14b q4_k_m", catalog=cat)
+    assert len(a.fits) == 2 and a.fit is not None
+    assert f"On {a.fit.card} in Q4_K_M: up to" in a.text
+
+
+def test_a_single_only_card_sheet_says_so(cat: Catalog) -> None:
+    a = ask("card l40s", catalog=cat)
+    assert "single cards only" in a.text and "sets of 1" not in a.text
+
+
+def test_an_exact_context_limit_says_tokens(cat: Catalog) -> None:
+    a = ask("max context for llama 3.1 8b on an rtx 4090", catalog=cat)
+    assert a.kind == "limit" and "tokens of context" in a.headline
