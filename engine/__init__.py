@@ -21,6 +21,7 @@ from engine.answer_types import (
     Pick,
     Request,
     Section,
+    two_slot_lead,
 )
 from engine.catalog import Catalog, fleet_shrink, load_catalog
 from engine.conversation import Conversations
@@ -98,5 +99,6 @@ __all__ = [
     "suggest_cards",
     "suggest_models",
     "t",
+    "two_slot_lead",
     "warm_up",
 ]

@@ -29,6 +29,7 @@ from engine.understand.asks import (
     about_card,
     asks_price,
     owns_hardware,
+    says_single,
     wants_a_model,
     wants_rental,
 )
@@ -183,8 +184,8 @@ def context_of(answer: Answer) -> Context | None:
 
 
 def _keep_budget(q: Query, budget_usd: float) -> None:
-    """A follow-up that changes a slot ("and at 32k?") stays within the budget it was asked
-    with; one that names a new model, or hardware, is a new question."""
+    """A follow-up ("and at 32k?", "what about qwen2.5 72b?") stays within the budget it was
+    asked with; one that names hardware asks about that hardware instead."""
     if q.cards or q.owned or q.vram_gb is not None:
         return
     if q.followup or (not q.has_subject and q.has_modifier):
@@ -206,7 +207,8 @@ def _several(b: Builder, req: Request) -> Request:
     uncounted = [a for a in b.q.cards if a.count is None]
     if req.model is None or not uncounted:
         return req
-    priced = asks_price(b.q.text.lower())
+    low = b.q.text.lower()
+    priced = asks_price(low) and not says_single(low)  # "a single h100": one, as said
     asks = [a for a in uncounted if a.several or priced]
     if not asks:
         return req

@@ -24,6 +24,7 @@ from engine import (
     fmt_num,
     fmt_usd,
     t,
+    two_slot_lead,
 )
 
 __all__ = [
@@ -218,7 +219,10 @@ def _fit_verdict(cat: Catalog, lang: str, fit: Fit) -> str:
             )
             two = _two_slots(fit)
             if two is not None:  # no one change is enough, two are: said at once
-                key = _SHORT[two.change] + ("_q8" if two.kv_dtype == "q8_0" else "")
+                q8 = two.change == "precision_kv" and two.kv_dtype == "q8_0"  # llama.cpp's
+                key = _SHORT[two.change] + ("_q8" if q8 else "")
+                if two.change == "precision_batch" and two.batch == 1:
+                    key = "short.change_batch_one"
                 room = _room(cat, lang, two.headroom_gb, two.headroom_gb < 5)
                 first += " · ✅ " + t(
                     cat,
@@ -241,7 +245,7 @@ _SHORT = {
 
 
 def _two_slots(fit: Fit) -> FitChange | None:
-    return next((c for c in fit.changes if c.change in _SHORT), None)
+    return two_slot_lead(fit.changes)
 
 
 def _over_budget(answer: Answer, cat: Catalog, budget: float) -> str:
@@ -249,11 +253,11 @@ def _over_budget(answer: Answer, cat: Catalog, budget: float) -> str:
     or the cheapest there is."""
     lang, req = answer.lang, answer.request
     within = answer.within_budget
-    p = within or answer.budget_floor
+    p = within or answer.budget_floor or answer.budget_asked
     key = "short.over_budget" if within is not None else "short.none_in_budget"
     if p is None or req is None:
         return t(cat, lang, "short.none_in_budget_plain", budget=fmt_usd(budget, lang))
-    task = p.reason if p.reason in ("full", "lora", "qlora") and p.reason != req.task else None
+    task = p.reason if p.reason in ("full", "lora", "qlora") else None  # a training run's
     setup = t(cat, lang, f"task.{task}") if task else (p.precision or req.precision).upper()
     return t(
         cat,
@@ -291,7 +295,7 @@ def _verdict(answer: Answer, cat: Catalog, teaser: bool) -> list[str]:
         budget = answer.budget_usd
         if rec is not None and budget is not None and rec.monthly_usd > budget:
             w = answer.within_budget
-            if w is not None and w is answer.budget_asked:  # as asked, on a cheaper set
+            if w is not None and w == answer.budget_asked:  # as asked, on a cheaper set
                 return ["✅ " + _pick_line(cat, lang, w), answer.headline]
             return [_over_budget(answer, cat, budget), answer.headline]
         if rec is not None:

@@ -27,17 +27,17 @@ SHORTEST_SEQUENCE = 512
 LIGHTER: dict[str, tuple[Task, ...]] = {"full": ("lora", "qlora"), "lora": ("qlora",)}
 
 
-def change(
-    kind: str, req: Request, precision: str, ctx: int, batch: int, count: int, total: float,
-    room: float, task: str | None = None, kv_dtype: str | None = None,
+def fit_change(
+    kind: str, precision: str, kv_dtype: str, ctx: int, batch: int, count: int, total: float,
+    room: float, task: str | None,
 ) -> FitChange:  # fmt: skip
-    """``FitChange(...)`` with these fields, stored in field order as ``ladder``'s own are
-    (no keyword call); the sums are floats already."""
+    """``FitChange(...)`` with these fields, stored in field order (no keyword call); the
+    float fields keep the generated __init__'s int-to-float step."""
     c = _new(FitChange)
     d = c.__dict__
     d["change"] = kind
     d["precision"] = precision
-    d["kv_dtype"] = kv_dtype or req.kv_dtype
+    d["kv_dtype"] = kv_dtype
     d["context_tokens"] = ctx
     d["batch"] = batch
     d["count"] = count
@@ -47,20 +47,29 @@ def change(
     return c
 
 
+def change(
+    kind: str, req: Request, precision: str, ctx: int, batch: int, count: int, total: float,
+    room: float, task: str | None = None, kv_dtype: str | None = None,
+) -> FitChange:  # fmt: skip
+    """A change that keeps the request's cache type unless ``kv_dtype`` says another."""
+    kvd = kv_dtype or req.kv_dtype
+    return fit_change(kind, precision, kvd, ctx, batch, count, total, room, task)
+
+
 _new = object.__new__
 
 
 def precision_and_limit(
     b: Builder, hw: Hardware, req: Request, p: Probe, shown: list[Rung], context: bool,
-    users: bool,
+    users: bool, cache: bool = True,
 ) -> list[FitChange]:  # fmt: skip
     """When no rung fits as asked: a lighter rung with a shorter context (``context``: the
     asked precision fits at none) and one with fewer users (``users``: at no user count)
     (``shown``: the rungs the hardware runs, most bytes first; ``p``: the asked request's
-    probe)."""
+    probe; ``cache``: try an 8-bit cache, when that alone does not do it)."""
     out: list[FitChange] = []
     lighter = [g for g in shown if g.weights < p.weights]
-    kept = _with_fp8_cache(b, hw, req, lighter)  # the context and the users as asked
+    kept = _with_fp8_cache(b, hw, req, lighter) if cache else None  # all else as asked
     if kept is not None:
         out.append(kept)
     if context and lighter:
@@ -159,12 +168,16 @@ def _longest_sequence(
     act = bd.parts.get("activations", 0.0)
     if act <= 0 or seq <= SHORTEST_SEQUENCE:
         return None
-    steps = min(int((vram - (bd.total - act)) / (act / seq)) // CTX_STEP, (seq - 1) // CTX_STEP)
+    fixed, per_token = bd.total - act, act / seq
+    # the floored estimate, one step up: a rounding at the border never loses a step
+    steps = min(int((vram - fixed) / per_token) // CTX_STEP + 1, (seq - 1) // CTX_STEP)
     while steps > 0:
         total = training(m, task, steps * CTX_STEP, batch).total
         if vram - total >= 0:
             return steps * CTX_STEP, total
         steps -= 1
+    if fixed + per_token * SHORTEST_SEQUENCE > vram + 0.01:  # not even half of 1k: no sum
+        return None
     total = training(m, task, SHORTEST_SEQUENCE, batch).total  # below 1k: half of it
     return (SHORTEST_SEQUENCE, total) if vram - total >= 0 else None
 

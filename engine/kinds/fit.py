@@ -158,8 +158,10 @@ def fit(b: Builder, req: Request) -> Answer:
             heads = req.model.attention_heads
             b.caveat(f"why.{f.reason}", card=f.card, count=f.count, heads=heads, min=least)
     pick, nodes = recommend(b.cat, w)
-    if fits:  # a Mac's memory: the GPU's share of it
-        b.unified_note(fits[0].vram_gb or 0.0, bd.total, fits[0].card in b.cat.card_by_name)
+    if fits:  # a Mac's memory: the GPU's share of it, against what the answer offers on it
+        f0 = fits[0]
+        shown = bd.total if f0.fits or f0.best is None else f0.best.total_gb
+        b.unified_note(f0.vram_gb or 0.0, shown, f0.card in b.cat.card_by_name)
     b.model_notes(req)
     training_notes(b, req)
     first = fits[0] if fits else None

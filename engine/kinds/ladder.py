@@ -11,7 +11,7 @@ from engine import native
 from engine.answer_types import FitChange, FitOption, ModelRef, Request
 from engine.frozen import as_float as _float
 from engine.kinds.base import Builder
-from engine.kinds.combos import precision_and_limit, small_cache
+from engine.kinds.combos import fit_change, precision_and_limit, small_cache
 from engine.kinds.hardware import (
     Hardware,
     capacity_hardware,
@@ -236,29 +236,11 @@ def option(b: Builder, hw: Hardware, req: Request) -> FitOption:
 
 
 def _fit_change(
-    kind: str,
-    precision: str,
-    kv_dtype: str,
-    context_tokens: int,
-    batch: int,
-    count: int,
-    total: float,
-    room: float,
-) -> FitChange:
-    """``FitChange(...)`` with these fields, stored in field order (no keyword
-    call); the float fields keep the generated __init__'s int-to-float step."""
-    c = _new(FitChange)
-    d = c.__dict__
-    d["change"] = kind
-    d["precision"] = precision
-    d["kv_dtype"] = kv_dtype
-    d["context_tokens"] = context_tokens
-    d["batch"] = batch
-    d["count"] = count
-    d["total_gb"] = _float(total)
-    d["headroom_gb"] = _float(room)
-    d["task"] = None
-    return c
+    kind: str, precision: str, kv_dtype: str, context_tokens: int, batch: int, count: int,
+    total: float, room: float,
+) -> FitChange:  # fmt: skip
+    """A one-slot change: ``combos.fit_change`` with no training method."""
+    return fit_change(kind, precision, kv_dtype, context_tokens, batch, count, total, room, None)
 
 
 def changes(
@@ -317,7 +299,8 @@ def changes(
         total, room = p.room_at(ctx, mbatch)
         out.append(_fit_change("batch", prec, kvd, ctx, mbatch, n, total, room))
     if best is None:  # no one precision is enough: with a second slot
-        out += precision_and_limit(b, hw, req, p, shown, not mctx, not mbatch)
+        cache = any(c.change == "kv_cache" for c in out)  # the 8-bit cache alone does it
+        out += precision_and_limit(b, hw, req, p, shown, not mctx, not mbatch, not cache)
     if hw.card is not None or hw.owned is not None:
         out += more_cards(hw, req, shown, asked_at, p.weights)
     return out

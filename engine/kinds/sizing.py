@@ -35,6 +35,8 @@ def sizing(b: Builder, req: Request) -> Answer:
     kvbpt = b.kv_per_token(req)
     kv_lower = _kv_lower(b, req, pick, w) if pick is not None else None
     budget, within, floor, asked = b.q.budget_usd, None, None, None
+    if budget is not None and b.q.wants_hourly:  # "$1 per hour": the month it comes to
+        budget *= b.cat.fleet.provider.hours_per_month
     if budget is not None and pick is not None and pick.monthly_usd > budget:
         asked = cheapest(b, req)  # the rule's pick is one card; a cheaper set may be within
         if asked is not None and asked.monthly_usd <= budget:

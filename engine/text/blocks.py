@@ -79,7 +79,7 @@ def _set(p: Pick) -> str:
 
 def _setup(v: Voice, req: Request, p: Pick) -> str:
     """How a budget pick runs: its precision, or the lighter training method."""
-    if p.reason and p.reason != req.task and p.reason != "inference":
+    if p.reason and p.reason != "inference":  # a training run: its method says the setup
         return v.const["task." + p.reason]
     return (p.precision or req.precision).upper()
 
@@ -91,7 +91,7 @@ def budget_headline(v: Voice, a: Answer, total: str) -> str:
     assert req is not None and p is not None and a.budget_usd is not None
     label, budget, fill = request_label(v, req), usd[a.budget_usd], v.fill
     w = a.within_budget
-    if w is not None and w is a.budget_asked:  # as asked, on a set cheaper than the pick
+    if w is not None and w == a.budget_asked:  # as asked, on a set cheaper than the pick
         p = w
     if p.monthly_usd <= a.budget_usd:
         spec = "headline.budget_yes:budget,request,total,hw,price"
@@ -112,9 +112,11 @@ def budget_headline(v: Voice, a: Answer, total: str) -> str:
             )
         )
     f = a.budget_floor
-    if f is None:
-        spec = "headline.budget_none_at_all:budget,request,total,price"
-        return fill[spec]((budget, label, total, usd[p.monthly_usd]))
+    if f is None:  # no lighter setup at all: the cheapest the setup as asked costs
+        spec = "headline.budget_none:budget,request,total,setup,hw,cost"
+        return fill[spec](
+            (budget, label, total, _setup(v, req, low), _set(low), usd[low.monthly_usd])
+        )
     spec = "headline.budget_none:budget,request,total,setup,hw,cost"
     return fill[spec]((budget, label, total, _setup(v, req, f), _set(f), usd[f.monthly_usd]))
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.answer_types import Answer, Fit, FitChange, Request
+from engine.answer_types import Answer, Fit, FitChange, Request, two_slot_lead
 from engine.native import VLLM_DEFAULT_SHARE
 from engine.recommend import NODE_CARDS, set_price
 from engine.text.formulas import math_lines
@@ -110,7 +110,7 @@ def headline(v: Voice, a: Answer) -> str:
         return text + roomier(v, f)
     lowest = f.options[-1] if f.options else None
     plain = f.card not in v.cat.card_by_name and f.card not in v.cat.owned_by_name
-    two = next((c for c in f.changes if c.change in TWO_SLOTS), None)
+    two = two_slot_lead(f.changes)
     # asked at the lowest rung already: "even INT4 needs" would repeat the question's own
     # number; with a change of two slots, that change is said instead
     at_lowest = lowest is None or lowest.precision == req.precision or two is not None
@@ -175,8 +175,6 @@ _TRAINING = {
         "method_sequence",
     )
 }
-# changes of two slots at once: the headline says the first, since no one slot is enough
-TWO_SLOTS = ("precision_kv", "precision_context", "precision_batch")
 
 
 def change_line(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
@@ -188,8 +186,8 @@ def change_line(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
         return v.fill[training](
             (task, ctx_label(c.context_tokens), c.batch, v.gbs[c.total_gb], room)
         )
-    one = c.change == "batch" and c.batch == 1  # "one user at a time", not "1 users"
-    key = "batch_one" if one else c.change
+    one = c.change in ("batch", "precision_batch") and c.batch == 1  # not "1 users"
+    key = c.change + "_one" if one else c.change
     if c.kv_dtype == "q8_0" and key in ("kv_cache", "precision_kv"):  # llama.cpp's cache
         key += "_q8"
     spec = _CHANGES.get(key) or f"change.{key}:prec,ctx,batch,count,card,total,headroom,heads"

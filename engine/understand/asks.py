@@ -14,6 +14,7 @@ __all__ = [
     "about_card",
     "asks_price",
     "owns_hardware",
+    "says_single",
     "wants_a_model",
     "wants_code",
     "wants_rental",
@@ -43,6 +44,7 @@ _WANTS_A_MODEL = lazy(
 )
 # "how much does it cost", "price of", "ile kosztuje", "ราคา": what a setup costs is asked
 _PRICE = lazy(r"\b(?:cost\w*|pric\w*|koszt\w*|cen[aęy])\b|ราคา|ค่าเช่า|ค่าใช้จ่าย")
+_SINGLE = lazy(r"\b(?:single|one|only one|jedn(?:ym|ej|ą|a|en)|pojedyncz\w*)\b|ใบเดียว|ตัวเดียว")
 # "for coding", "do kodu", "programowania", "เขียนโค้ด": code models only
 _CODING = lazy(r"\b(?:cod(?:e|ing|er)|programm\w*|programow\w*|kod\w*)\b|โค้ด|เขียนโปรแกรม")
 
@@ -69,4 +71,13 @@ def wants_a_model(low: str) -> bool:
 
 
 def asks_price(low: str) -> bool:
+    # substrings first: the search runs on a question only when one of its words is there
+    if not ("cost" in low or "pric" in low or "koszt" in low or "cen" in low or "ค่า" in low
+            or "ราคา" in low):  # fmt: skip
+        return False
     return _PRICE.search(low) is not None
+
+
+def says_single(low: str) -> bool:
+    """ "a single h100", "one h100", "na jednym", "ใบเดียว": one card, said in words."""
+    return _SINGLE.search(low) is not None

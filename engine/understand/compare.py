@@ -176,6 +176,8 @@ def alternatives(
     ):
         return []
     qs = [parse_one(p) for p in parts]
+    if _by_contexts(parts) and len({_slot(q, "subject") for q in qs}) > 1:
+        return []  # "phi 3 mini 128k at 32k": the name's own 128k is not a second context
     _family_sizes(qs, parts, parse_one)
     differing = [n for n in SLOTS if len({_slot(q, n) for q in qs} - {None}) >= 2]
     if not differing or (thai_with and not _thai_pair(qs)):
@@ -191,6 +193,12 @@ def alternatives(
                 if src is not None:
                     _copy(q, src, name)
     return _hardware_read(qs)
+
+
+def _by_contexts(parts: list[str]) -> bool:
+    """Whether the parts are one text with each of its contexts kept in turn (``split``'s
+    last way): the same words once the "<n>k" contexts are taken out."""
+    return len({" ".join(CONTEXT_KM.sub(" ", " " + p.lower() + " ").split()) for p in parts}) == 1
 
 
 def _family_sizes(qs: list[Query], parts: list[str], parse_one: Callable[[str], Query]) -> None:

@@ -117,3 +117,27 @@ def test_short_alternatives_stay_within_the_budget(cat: Catalog) -> None:
         for line in short_lines(a, cat)[2:3]:
             prices = [x for x in a.alternatives if f"{x.count}× {x.card}" in line]
             assert all(x.monthly_usd <= a.budget_usd for x in prices), line
+
+
+def test_line_one_survives_the_json_round_trip(cat: Catalog) -> None:
+    """A button's memo rebuilds the answer from its JSON: the set within the budget as asked
+    is still told apart by value, not by object."""
+    from engine import Answer
+
+    a = ask("llama 3.3 70b under $900 a month", catalog=cat)
+    back = Answer.model_validate(a.to_json())
+    assert short_lines(back, cat)[:2] == short_lines(a, cat)[:2]
+    assert short_lines(back, cat)[0].startswith("✅")
+
+
+def test_nothing_within_names_the_setup_as_asked_when_nothing_is_lighter(cat: Catalog) -> None:
+    a = ask("qlora qwen3 235b under $500/month", catalog=cat)
+    low = a.budget_asked
+    assert a.within_budget is None and low is not None
+    assert fmt_usd(low.monthly_usd, a.lang) in a.headline and "QLoRA on" in a.headline
+
+
+def test_a_budget_per_hour_is_the_month_it_comes_to(cat: Catalog) -> None:
+    a = ask("can i run llama 3.1 8b for under $1 per hour?", catalog=cat)
+    assert a.budget_usd == cat.fleet.provider.hours_per_month
+    assert a.headline.startswith("Yes, within")

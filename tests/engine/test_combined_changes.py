@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from engine import Answer, Catalog, FitChange, RequestOptions, ask, fmt_gb, load_catalog
-from engine.text.fit import TWO_SLOTS
+from engine.answer_types import TWO_SLOTS
 
 TRAINING = ("sequence", "train_batch", "batch_sequence", "method", "method_sequence")
 
@@ -230,3 +230,59 @@ def test_a_single_only_card_sheet_says_so(cat: Catalog) -> None:
 def test_an_exact_context_limit_says_tokens(cat: Catalog) -> None:
     a = ask("max context for llama 3.1 8b on an rtx 4090", catalog=cat)
     assert a.kind == "limit" and "tokens of context" in a.headline
+
+
+def test_an_8bit_cache_alone_is_said_before_a_lighter_precision_with_it(cat: Catalog) -> None:
+    _, changes = changes_of(cat, "llama 3.1 8b q4_k_m at 96k on 16gb")
+    kinds = [c.change for c in changes]
+    assert "kv_cache" in kinds and "precision_kv" not in kinds
+
+
+def test_a_one_slot_change_leads_over_a_shorter_context_with_a_lighter_precision(
+    cat: Catalog,
+) -> None:
+    from engine import two_slot_lead
+
+    _, changes = changes_of(cat, "llama 3.1 8b for 64 users at 32k on a 4090")
+    assert any(c.change == "batch" for c in changes)
+    lead = two_slot_lead(changes)
+    assert lead is None or lead.change == "precision_kv"
+
+
+def test_one_user_reads_as_one_user(cat: Catalog) -> None:
+    from bot.render.short import short_lines
+
+    a, changes = changes_of(cat, "llama 3.1 70b at 100k for 4 users on an h100")
+    for c in changes:
+        if c.change in ("batch", "precision_batch") and c.batch == 1:
+            assert "1 users" not in a.text
+    line = short_lines(a, cat)[0]
+    assert "short." not in line and "1 users" not in line
+
+
+def test_a_q8_cache_asked_keeps_line_one_readable(cat: Catalog) -> None:
+    from bot.render.short import short_lines
+
+    a = ask("32b with q8_0 kv cache at 128k on my 4090", catalog=cat)
+    assert "short." not in short_lines(a, cat)[0]
+
+
+def test_a_single_card_with_a_price_word_stays_one(cat: Catalog) -> None:
+    for text in (
+        "how much does a single h100 cost for llama 3.1 70b?",
+        "ile kosztuje llama 3.1 70b na jednym h100?",
+    ):
+        a = ask(text, catalog=cat)
+        assert a.fit is not None and a.fit.count == 1, text
+
+
+def test_a_release_named_for_its_context_is_not_a_comparison(cat: Catalog) -> None:
+    a = ask("phi 3 mini 128k at 32k on a 3090", catalog=cat)
+    assert a.kind == "fit" and a.request is not None and a.request.model is not None
+    assert a.request.model.id == "phi-3-mini-128k" and a.request.context_tokens == 32768
+
+
+def test_a_mac_note_weighs_what_the_answer_offers(cat: Catalog) -> None:
+    a = ask("llama 3.1 70b on my 64gb mac", catalog=cat)  # Q5_K_M, 54.8 GB: past 48 GB
+    assert a.fit is not None and a.fit.best is not None and a.fit.best.total_gb > 48
+    assert "mac_gpu_share_over" in [c.code for c in a.caveats]

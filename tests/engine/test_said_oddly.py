@@ -31,7 +31,8 @@ def test_a_version_run_into_a_size(cat: Catalog, text: str, model: str) -> None:
 
 def test_a_size_with_no_model_of_that_version_stays_a_size(cat: Catalog) -> None:
     a = ask("llama3.17b", catalog=cat)  # no Llama 3.1 7B: not split into one
-    assert a.request is None or a.request.model is None or a.request.model.id != "llama-3.1-8b"
+    assert a.request is not None and a.request.model is not None
+    assert a.request.model.id != "llama-3.1-8b" and a.request.model.params_b != 8.03
 
 
 @pytest.mark.parametrize(
