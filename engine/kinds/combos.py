@@ -169,8 +169,11 @@ def _longest_sequence(
     if act <= 0 or seq <= SHORTEST_SEQUENCE:
         return None
     fixed, per_token = bd.total - act, act / seq
-    # the floored estimate, one step up: a rounding at the border never loses a step
-    steps = min(int((vram - fixed) / per_token) // CTX_STEP + 1, (seq - 1) // CTX_STEP)
+    steps = min(int((vram - fixed) / per_token) // CTX_STEP, (seq - 1) // CTX_STEP)
+    # a step up when the estimate says it nearly fits: a rounding at the border never loses
+    # a step, and no training() is summed for a step the estimate rules out
+    if steps < (seq - 1) // CTX_STEP and fixed + per_token * (steps + 1) * CTX_STEP <= vram + 1e-6:
+        steps += 1
     while steps > 0:
         total = training(m, task, steps * CTX_STEP, batch).total
         if vram - total >= 0:
