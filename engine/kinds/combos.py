@@ -72,15 +72,18 @@ def precision_and_limit(
     kept = _with_fp8_cache(b, hw, req, lighter) if cache else None  # all else as asked
     if kept is not None:
         out.append(kept)
-    if context and lighter:
-        out += _shorter_context(hw, req, p, lighter)
-    if req.batch > 1 and users and lighter:
+    # a shorter context or fewer users keep the cache type asked: only the formats whose
+    # server has it (an FP8 cache is vLLM's, q8_0 and q4_0 are llama.cpp's)
+    kept_cache = [g for g in lighter if cache_runs(req.kv_dtype, g.split)]
+    if context and kept_cache:
+        out += _shorter_context(hw, req, p, kept_cache)
+    if req.batch > 1 and users and kept_cache:
         want = (req.batch + 1) // 2
-        last = lighter[-1]
+        last = kept_cache[-1]
         held = p.most_users(req.context_tokens, last.weights)
         chosen: tuple[Rung, int] | None = (last, held) if held else None
         if held >= want:  # the heaviest that keeps half the users, as for the context
-            for g in lighter[:-1]:
+            for g in kept_cache[:-1]:
                 n = p.most_users(req.context_tokens, g.weights)
                 if n >= want:
                     chosen = (g, n)
@@ -151,6 +154,14 @@ def _with_fp8_cache(
                 "precision_kv", req, g.precision, ctx, batch, hw.count, total, room, None, kvd
             )
     return None
+
+
+def cache_runs(kv_dtype: str, gguf: bool) -> bool:
+    """Whether a format's server has this KV cache type: FP16 and FP32 everywhere, FP8 in
+    vLLM only, q8_0 and q4_0 in llama.cpp (GGUF) only."""
+    if kv_dtype == "fp8":
+        return not gguf
+    return gguf or kv_dtype not in ("q8_0", "q4_0")
 
 
 def small_cache(gguf: bool) -> str:

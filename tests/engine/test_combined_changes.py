@@ -286,3 +286,17 @@ def test_a_mac_note_weighs_what_the_answer_offers(cat: Catalog) -> None:
     a = ask("llama 3.1 70b on my 64gb mac", catalog=cat)  # Q5_K_M, 54.8 GB: past 48 GB
     assert a.fit is not None and a.fit.best is not None and a.fit.best.total_gb > 48
     assert "mac_gpu_share_over" in [c.code for c in a.caveats]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["32b with q8_0 kv cache at 128k on my 4090", "32b with fp8 kv cache at 128k on my 4090"],
+)
+def test_a_change_that_keeps_the_cache_keeps_a_format_that_has_it(cat: Catalog, text: str) -> None:
+    from engine.kinds.combos import cache_runs
+
+    _, changes = changes_of(cat, text)
+    kept = [c for c in changes if c.change in ("precision_context", "precision_batch")]
+    assert kept
+    for c in kept:
+        assert cache_runs(c.kv_dtype, cat.precision_by_name[c.precision].gguf), c
