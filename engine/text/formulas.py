@@ -11,6 +11,7 @@ from engine.sizing import (
     ADAPTER_FRACTION,
     FULL_FT_ACTIVATION_SHARE,
     GB,
+    KV_K_AND_V,
     LORA_BASE_BYTES,
     QUICK_RULE_MARGIN,
     full_ft_bytes_per_param,
@@ -45,9 +46,23 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
             )
         )
         kvb = n0[cat.kv_by_name[req.kv_dtype].bytes]
-        kv = mt.kv or mt.make_kv()
-        lines.append(kv((kvb, n0[req.context_tokens], req.batch, n2[mem["kv_cache"]])))
-        if m.mla is None and m.sliding_layers and m.sliding_window:
+        ctx, batch, kv_gb = n0[req.context_tokens], req.batch, n2[mem["kv_cache"]]
+        mla = m.mla
+        # the whole template filled here: a partial fill with the shape written in once per
+        # model costs more on a pass over new models than these few values do on a repeat
+        if mla is not None:
+            lines.append(
+                fill["math.kv_mla:layers,rank,rope,bytes,ctx,batch,gb"](
+                    (m.layers, mla.kv_lora_rank, mla.qk_rope_head_dim, kvb, ctx, batch, kv_gb)
+                )
+            )
+        else:
+            lines.append(
+                fill["math.kv:two,layers,kv_heads,head_dim,bytes,ctx,batch,gb"](
+                    (KV_K_AND_V, m.layers, m.kv_heads, m.head_dim, kvb, ctx, batch, kv_gb)
+                )
+            )
+        if mla is None and m.sliding_layers and m.sliding_window:
             lines.append(mt.window or mt.make_window())
         per_token = a.kv_bytes_per_token
         if per_token is not None:
