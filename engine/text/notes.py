@@ -6,12 +6,9 @@ note is immutable), instead of filled again per answer.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from engine.answer_types import ModelRef, Note
-from engine.sizing import KV_K_AND_V, recurrent_state_bytes
-from engine.text.voice import Voice, ctx_label, partial
+from engine.sizing import recurrent_state_bytes
+from engine.text.voice import Voice, ctx_label
 
 _KEPT = 512  # models kept per language (a pasted model is a new ref each time): then start over
 
@@ -30,9 +27,7 @@ def note(code: str, text: str) -> Note:
 class ModelTexts:
     """A model's own texts in one language, each made on its first use (None until then; a
     caller asks ``moe or make_moe()`` only where the request meets the text's condition, as
-    before): its caveats, and its lines of the math: the shape, the sliding window, and the
-    KV formula with the shape written in (``kv``: the bytes, context, batch and GB texts
-    give the line)."""
+    before): its caveats, and its lines of the math: the shape and the sliding window."""
 
     moe: Note | None = None
     mla: Note | None = None
@@ -41,7 +36,6 @@ class ModelTexts:
     hybrid: Note | None = None
     shape: str | None = None
     window: str | None = None
-    kv: Callable[[tuple[Any, ...]], str] | None = None
 
     def __init__(self, v: Voice, m: ModelRef) -> None:
         self.ref = m  # kept alive with its texts: the id it is found by is never reused
@@ -102,17 +96,6 @@ class ModelTexts:
         m = self.ref
         window = (m.sliding_layers, self.v.nums[0][m.sliding_window or 0])
         made = self.window = self.v.fill["math.kv_window:layers,window"](window)
-        return made
-
-    def make_kv(self) -> Callable[[tuple[Any, ...]], str]:
-        m, fill = self.ref, self.v.fill
-        if m.mla is not None:
-            given: tuple[Any, ...] = (m.layers, m.mla.kv_lora_rank, m.mla.qk_rope_head_dim)
-            made = partial(fill, "math.kv_mla:layers,rank,rope,bytes,ctx,batch,gb", given)
-        else:
-            given = (KV_K_AND_V, m.layers, m.kv_heads, m.head_dim)
-            made = partial(fill, "math.kv:two,layers,kv_heads,head_dim,bytes,ctx,batch,gb", given)
-        self.kv = made
         return made
 
 
