@@ -261,11 +261,13 @@ def find_card(s: str, pats: CatalogWords, pos: int) -> tuple[int, int, str, str 
         if (prev.isalnum() or prev in "._") and not (prev in "x*" and before):
             continue  # "ba40", "rtx4090" inside a longer word (but "4x4090" is a count)
         start = a - len(tail) + before.start() if before else a
-        # AFTER_CARD's usual case, read without it: the card's word ends at a space and no
-        # "x 2" / "* 2" follows
-        then = s[b + 1 : b + 2]
-        if s[b : b + 1] == " " and then not in "x*" and not then.isspace() and s[b - 1].isalnum():
-            return start, b, m.group(0), _count(before)
+        # AFTER_CARD's usual case, read without it: the card's word ends ("?", " ", the end)
+        # and no "x 2" / "* 2" follows
+        c = s[b : b + 1]
+        if c and s[b - 1].isalnum() and not c.isalnum() and c not in "_*":
+            then = s[b + 1 : b + 2] if c.isspace() else ""
+            if not then or (then not in "x*" and not then.isspace()):
+                return start, b, m.group(0), _count(before)
         after = AFTER_CARD.match(s, b)
         if after is None:
             continue

@@ -43,6 +43,7 @@ from engine.understand.gates import (
     HAS_OTHER_MONEY,
     HAS_PRECISION_LIKE,
     HAS_PRECISION_WORD,
+    HAS_SHAPE,
     HAS_TASK,
     HAS_TASKS,
     gates,
@@ -81,7 +82,7 @@ from engine.understand.patterns import (
     opens_followup,
     scan,
 )
-from engine.understand.query import CardAsk, Query
+from engine.understand.query import CardAsk, Query, new_query
 from engine.understand.slots import bound, cut, money, read_numbers, read_shape, size_from
 from engine.understand.stop_words import chat_words
 
@@ -184,7 +185,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     flags = gates(s, pats.words, faq_found, words)  # each hint gate below is a bit of this
     faq_words_read = s == plain  # the words of ``low`` (match_faq's text) are s's
     lang = detect_lang(raw, words if faq_words_read else None)  # low's words, and two ""
-    q = Query(text=raw, truncated=truncated, lang=lang)
+    q = new_query(raw, truncated, lang)
     if flags & HAS_CONFIG:
         s = _read_paste(q, s)
         config_precision, q.precision = q.precision, None
@@ -258,8 +259,8 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
     if q.count is not None and q.cards and q.cards[0].count is None:
         q.cards[0].count = q.count
-    if digits:
-        s = read_shape(q, s, flags)
+    if digits and flags & HAS_SHAPE:
+        s = read_shape(q, s)
 
     if flags & HAS_OTHER_MONEY and (m := OTHER_MONEY.search(s)):
         q.other_money = m.group(0).strip()
@@ -321,10 +322,9 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         bit = told & -told  # the lowest rule left
         told ^= bit
         rx, task, generic = _TASK_RULES[bit]
-        if rx.search(s):
-            if q.task is None:
-                q.task, q.task_generic = task, generic
-            s = rx.sub(" ", s)  # "dostrajanie lora": the method names the task, both words go
+        s, hits = rx.subn(" ", s)  # "dostrajanie lora": the method names the task, both go
+        if hits and q.task is None:
+            q.task, q.task_generic = task, generic
 
     # A VRAM amount always asks "does it fit"; a card may also just be the subject.
     q.wants_fit = q.vram_gb is not None or (bool(q.cards or q.owned) and FIT.search(s) is not None)
@@ -365,8 +365,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         q.model_words += " " + rest.strip()
 
     if q.pasted is None and q.config_error is None:
-        # only read with an id (and before read_model adds to the words)
-        from_idents = " ".join(EDGE_SEPARATORS.sub(" ", q.model_words).split()) if idents else ""
+        id_words = q.model_words  # what the ids said, before read_model adds to it
         if q.model is None:  # an exact id stays as typed ("Qwen/Qwen3-235B-A22B fp8")
             if "thinking" in s:  # "we were thinking of qwen3 30b": not the Thinking release
                 s = _THINKING_OF.sub(" ", s)
@@ -375,7 +374,12 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             if q.unmatched_model and not idents:
                 _name_words_only(q, Query(text=q.text, model_words=said, size_b=size), s, catalog)
             official_release(q, catalog)
-        if q.unmatched_model and not q.others and idents and from_idents:
+        if (
+            q.unmatched_model
+            and not q.others
+            and idents
+            and (from_idents := " ".join(EDGE_SEPARATORS.sub(" ", id_words).split()))
+        ):
             # Say an unknown id back as typed ("mistralai/Ministral-8B-Instruct-2410").
             rest = q.model_words.removeprefix(from_idents)
             if rest != q.model_words:

@@ -20,7 +20,6 @@ from engine.understand.gates import (
     HAS_CONTEXT_NOUN,
     HAS_CONTEXT_WORD,
     HAS_FOUR_DIGITS,
-    HAS_SHAPE,
 )
 from engine.understand.patterns import (
     BATCH,
@@ -119,10 +118,9 @@ def _free(rx: re.Pattern[str], s: str, words: CatalogWords) -> re.Match[str] | N
     return None
 
 
-def read_shape(q: Query, s: str, flags: int) -> str:
-    """ "70b, 80 layers, 8 kv heads": the shape said inline, cut from the text."""
-    if not flags & HAS_SHAPE:
-        return s
+def read_shape(q: Query, s: str) -> str:
+    """ "70b, 80 layers, 8 kv heads": the shape said inline, cut from the text (called only
+    when the HAS_SHAPE gate is set)."""
     for m in list(SHAPE_WORDS.finditer(s))[:8]:
         value, word = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
         if int(value) > 0:
