@@ -159,7 +159,7 @@ GLUED_SIZE = lazy(r"(?<![\d.])(\d{1,2}\.\d)(\d{1,4}b)\b")
 
 def unglue_size(pats: CatalogWords, s: str) -> str:
     """``s`` with a version run into a size spaced out, when some model name says both."""
-    m = GLUED_SIZE.search(s) if "." in s else None
+    m = GLUED_SIZE.search(s) if "." in s else None  # (the caller may have asked already)
     if m is None or (m.group(1), m.group(2)) not in pats.version_sizes:
         return s
     return s[: m.end(1)] + " " + s[m.start(2) :]

@@ -79,6 +79,7 @@ from engine.understand.patterns import (
     TASKS,
     WHAT_FITS,
     WHAT_FITS_HINTS,
+    may_name_precision,
     opens_followup,
     scan,
 )
@@ -178,7 +179,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     pats = catalog_words(catalog)
     if "'" in s:
         s = _CONTRACTION.sub(lambda m: " not" if m.group(0) == "n't" else "", s)
-    if "." in s:
+    if "." in s and (".g" in s or ".s" in s or ".b" in s or ".p" in s or ".o" in s):
         s = _FILE_EXTENSION.sub(" ", s)
     faq_found: set[int] = set()  # FAQ keywords some word of ``s`` may be part of
     words = s.split(" ")
@@ -310,7 +311,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             q.extra_precisions.append(name)
         s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
     precision_like = bool(flags & HAS_PRECISION_LIKE)  # of ``s`` before the cuts, and after
-    if digits and precision_like:
+    if digits and precision_like and may_name_precision(s):  # unknown_precisions' own gate
         s = unknown_precisions(q, s, pats)
 
     size_neighbor = ""
