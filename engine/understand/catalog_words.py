@@ -19,11 +19,14 @@ from engine.understand.counts import (
     COUNT_WORDS,
 )
 from engine.understand.faq_match import faq_words
-from engine.understand.gates import WordTable
+from engine.understand.gates import HAS_CARD_WORD, HAS_CONFIG, HAS_DIGIT, WordTable, gates
 from engine.understand.inflect import base_form
 from engine.understand.model_index import model_index, model_key
+from engine.understand.normalise import clean
 from engine.understand.patterns import (
     BIT_ENDING,
+    FAQ_COMMAND,
+    HELP,
     MAX_MENTIONS,
     PRECISION_LIKE,
     PRECISION_SEPARATORS,
@@ -332,3 +335,27 @@ def unknown_precisions(q: Query, s: str, pats: CatalogWords) -> str:
         at = m.end()
     parts.append(s[at:])
     return " ".join(parts)
+
+
+# The first character of every HELP form ("/help", "?", "hi", "cześć", "dzień dobry", "สวัสดี").
+HELP_HEADS = "/?hspcdชส"
+
+
+def bare_card(part: str, catalog: Catalog) -> bool:
+    """Whether ``part`` is one card and nothing else ("mi300x"): once the card is cut only
+    spaces are left, so its parse could read no other slot, no model and no size."""
+    raw, _ = clean(part)
+    s = " " + raw.lower() + " "
+    if "'" in s or "." in s:
+        return False
+    flags = gates(s, catalog_words(catalog).words)
+    if not flags & HAS_DIGIT or not flags & HAS_CARD_WORD or flags & HAS_CONFIG:
+        return False
+    head = s.lstrip()[:1]
+    if (head in HELP_HEADS and HELP.match(s)) or (head in "/f" and FAQ_COMMAND.match(s)):
+        return False
+    found = find_card(s, catalog_words(catalog), 0)
+    if found is None or found[3] or not (s[: found[0]] + s[found[1] :]).isspace():
+        return False
+    card, owned = card_named(catalog, catalog_words(catalog), found[2])
+    return card is not None or owned is not None

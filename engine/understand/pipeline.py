@@ -10,7 +10,9 @@ from __future__ import annotations
 from engine.catalog import Catalog, norm
 from engine.lazyre import lazy
 from engine.understand.catalog_words import (
+    HELP_HEADS,
     MAC,
+    bare_card,
     card_named,
     catalog_words,
     find_card,
@@ -42,7 +44,9 @@ from engine.understand.gates import (
     HAS_MONTH_SHORT,
     HAS_OTHER_MONEY,
     HAS_PRECISION_LIKE,
+    HAS_PRECISION_LIKES,
     HAS_PRECISION_WORD,
+    HAS_PRECISION_WORDS,
     HAS_SHAPE,
     HAS_TASK,
     HAS_TASKS,
@@ -93,10 +97,6 @@ _CONTRACTION = lazy(r"(?<=[a-z])'(?:s|re|m|ll|d|ve)\b|(?<=[a-z])n't\b")
 _FILE_EXTENSION = lazy(r"\.(?:gguf|ggml|safetensors|bin|pt|pth|onnx)\b")
 
 
-# The first character of every HELP form ("/help", "?", "hi", "cześć", "dzień dobry", "สวัสดี").
-_HELP_HEADS = "/?hspcdชส"
-
-
 # Each TASKS rule by its own gate bit; the bits rise in TASKS order, so reading a text's bits
 # lowest first tries its rules in that order, and only those whose hint the text holds.
 _TASK_RULES = {
@@ -123,26 +123,6 @@ def _read_paste(q: Query, s: str) -> str:
     q.precision = pasted.precision
     start, end = pasted.span
     return s[:start] + " " + s[end:]
-
-
-def _bare_card(part: str, catalog: Catalog) -> bool:
-    """Whether ``part`` is one card and nothing else ("mi300x"): once the card is cut only
-    spaces are left, so its parse could read no other slot, no model and no size."""
-    raw, _ = clean(part)
-    s = " " + raw.lower() + " "
-    if "'" in s or "." in s:
-        return False
-    flags = gates(s, catalog_words(catalog).words)
-    if not flags & HAS_DIGIT or not flags & HAS_CARD_WORD or flags & HAS_CONFIG:
-        return False
-    head = s.lstrip()[:1]
-    if (head in _HELP_HEADS and HELP.match(s)) or (head in "/f" and FAQ_COMMAND.match(s)):
-        return False
-    found = find_card(s, catalog_words(catalog), 0)
-    if found is None or found[3] or not (s[: found[0]] + s[found[1] :]).isspace():
-        return False
-    card, owned = card_named(catalog, catalog_words(catalog), found[2])
-    return card is not None or owned is not None
 
 
 _THINKING_OF = lazy(r"\bthinking\s+(?:of|about)\b")
@@ -194,7 +174,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         config_precision = None
 
     head = s.lstrip()[:1]  # what every HELP / FAQ_COMMAND form opens with, checked first
-    if head in _HELP_HEADS and HELP.match(s):
+    if head in HELP_HEADS and HELP.match(s):
         q.wants_help = True
         return q
     if head in "/f" and (m := FAQ_COMMAND.match(s)) and m.group(1) in faq_index(catalog).ids:
@@ -298,8 +278,14 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
 
     may_precision = bool(flags & HAS_PRECISION_WORD)  # cuts leave every piece in one word
     named = pats.precision_named  # precision_of's memo, read first
+    precision_like = bool(flags & HAS_PRECISION_LIKE)  # of ``s`` before the cuts, and after
+    # When only one word of ``words`` holds a precision's piece (or passes may_name_precision),
+    # a match that spans a word of ``words`` whole is that word: once it is cut, the next scan
+    # (or may_name_precision) cannot find one, as the cuts only split words.
+    more, one_piece = may_precision, not flags & HAS_PRECISION_WORDS
+    one_like, like_left, known = not flags & HAS_PRECISION_LIKES, precision_like, pats.words.known
     while (
-        may_precision  # scan(pats.precision, pats.precision_scan, s, 0), inline
+        more  # scan(pats.precision, pats.precision_scan, s, 0), inline
         and (opens := pats.precision_scan.search(s))
         and (m := pats.precision.search(s, opens.start()))
     ):
@@ -309,9 +295,13 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             q.precision = name
         elif name is not None and len(q.extra_precisions) < MAX_MENTIONS:
             q.extra_precisions.append(name)
-        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
-    precision_like = bool(flags & HAS_PRECISION_LIKE)  # of ``s`` before the cuts, and after
-    if digits and precision_like and may_name_precision(s):  # unknown_precisions' own gate
+        a, b = m.span()
+        if s[a - 1 : a] == " " == s[b : b + 1] and (spelled := s[a:b]) in words:
+            more = not one_piece
+            if one_like and (got := known.get(spelled)) and got[0] & HAS_PRECISION_LIKE:
+                like_left = False
+        s = s[:a] + " " + s[b:]  # cut(s, m)
+    if digits and like_left and may_name_precision(s):  # unknown_precisions' own gate
         s = unknown_precisions(q, s, pats)
 
     size_neighbor = ""
@@ -397,7 +387,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         q.alternatives = alternatives(
             raw,
             lambda part: parse(part, catalog, False),
-            (lambda part: _bare_card(part, catalog)) if q.has_subject else None,
+            (lambda part: bare_card(part, catalog)) if q.has_subject else None,
             digits,  # the cuts before the gates remove letters, never a digit of ``raw``
         )
     return q
