@@ -12,13 +12,13 @@ from engine.lazyre import lazy
 from engine.understand.catalog_words import (
     HELP_HEADS,
     MAC,
-    bare_card,
     card_named,
     catalog_words,
     find_card,
     precision_of,
     unknown_precisions,
 )
+from engine.understand.catalog_words import bare_card as _bare_card
 from engine.understand.compare import alternatives, may_compare
 from engine.understand.config_paste import read_config
 from engine.understand.counts import (
@@ -387,7 +387,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         q.alternatives = alternatives(
             raw,
             lambda part: parse(part, catalog, False),
-            (lambda part: bare_card(part, catalog)) if q.has_subject else None,
+            (lambda part: _bare_card(part, catalog)) if q.has_subject else None,
             digits,  # the cuts before the gates remove letters, never a digit of ``raw``
         )
     return q
