@@ -55,7 +55,9 @@ def cut(text: str, m: re.Match[str]) -> str:
     return text[: m.start()] + " " + text[m.end() :]
 
 
-def read_numbers(q: Query, s: str, words: CatalogWords, flags: int) -> tuple[str, str]:
+def read_numbers(  # noqa: C901 (one list of gated slots)
+    q: Query, s: str, words: CatalogWords, flags: int
+) -> tuple[str, str]:
     """Context, batch, VRAM, size: the slots that are numbers. Returns the rest of the text
     and the word right before the size ("zephyr" in "zephyr 7b"); ``flags``: its gates."""
     if "." in s:  # "llama3.170b": Llama 3.1 at 70B, not a 3.17B model
@@ -129,7 +131,7 @@ def read_shape(q: Query, s: str) -> str:
     return SHAPE_WORDS.sub(" ", s) if q.shape else s
 
 
-def bound(q: Query) -> None:
+def bound(q: Query) -> None:  # noqa: C901 (one list of checks)
     """Numbers nobody means ("0b", a 300-digit VRAM) must not reach the arithmetic. A context,
     batch or card count that was said but cannot be used (0) is kept as ``invalid``: it is
     answered as such, never as "you did not say"."""
