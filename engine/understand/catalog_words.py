@@ -19,11 +19,14 @@ from engine.understand.counts import (
     COUNT_WORDS,
 )
 from engine.understand.faq_match import faq_words
-from engine.understand.gates import WordTable
+from engine.understand.gates import HAS_CARD_WORD, HAS_CONFIG, HAS_DIGIT, WordTable, gates
 from engine.understand.inflect import base_form
 from engine.understand.model_index import model_index, model_key
+from engine.understand.normalise import clean
 from engine.understand.patterns import (
     BIT_ENDING,
+    FAQ_COMMAND,
+    HELP,
     MAX_MENTIONS,
     PRECISION_LIKE,
     PRECISION_SEPARATORS,
@@ -159,7 +162,7 @@ GLUED_SIZE = lazy(r"(?<![\d.])(\d{1,2}\.\d)(\d{1,4}b)\b")
 
 def unglue_size(pats: CatalogWords, s: str) -> str:
     """``s`` with a version run into a size spaced out, when some model name says both."""
-    m = GLUED_SIZE.search(s) if "." in s else None
+    m = GLUED_SIZE.search(s) if "." in s else None  # (the caller may have asked already)
     if m is None or (m.group(1), m.group(2)) not in pats.version_sizes:
         return s
     return s[: m.end(1)] + " " + s[m.start(2) :]
@@ -261,11 +264,13 @@ def find_card(s: str, pats: CatalogWords, pos: int) -> tuple[int, int, str, str 
         if (prev.isalnum() or prev in "._") and not (prev in "x*" and before):
             continue  # "ba40", "rtx4090" inside a longer word (but "4x4090" is a count)
         start = a - len(tail) + before.start() if before else a
-        # AFTER_CARD's usual case, read without it: the card's word ends at a space and no
-        # "x 2" / "* 2" follows
-        then = s[b + 1 : b + 2]
-        if s[b : b + 1] == " " and then not in "x*" and not then.isspace() and s[b - 1].isalnum():
-            return start, b, m.group(0), _count(before)
+        # AFTER_CARD's usual case, read without it: the card's word ends ("?", " ", the end)
+        # and no "x 2" / "* 2" follows
+        c = s[b : b + 1]
+        if c and s[b - 1].isalnum() and not c.isalnum() and c not in "_*":
+            then = s[b + 1 : b + 2] if c.isspace() else ""
+            if not then or (then not in "x*" and not then.isspace()):
+                return start, b, m.group(0), _count(before)
         after = AFTER_CARD.match(s, b)
         if after is None:
             continue
@@ -330,3 +335,27 @@ def unknown_precisions(q: Query, s: str, pats: CatalogWords) -> str:
         at = m.end()
     parts.append(s[at:])
     return " ".join(parts)
+
+
+# The first character of every HELP form ("/help", "?", "hi", "cześć", "dzień dobry", "สวัสดี").
+HELP_HEADS = "/?hspcdชส"
+
+
+def bare_card(part: str, catalog: Catalog) -> bool:
+    """Whether ``part`` is one card and nothing else ("mi300x"): once the card is cut only
+    spaces are left, so its parse could read no other slot, no model and no size."""
+    raw, _ = clean(part)
+    s = " " + raw.lower() + " "
+    if "'" in s or "." in s:
+        return False
+    flags = gates(s, catalog_words(catalog).words)
+    if not flags & HAS_DIGIT or not flags & HAS_CARD_WORD or flags & HAS_CONFIG:
+        return False
+    head = s.lstrip()[:1]
+    if (head in HELP_HEADS and HELP.match(s)) or (head in "/f" and FAQ_COMMAND.match(s)):
+        return False
+    found = find_card(s, catalog_words(catalog), 0)
+    if found is None or found[3] or not (s[: found[0]] + s[found[1] :]).isspace():
+        return False
+    card, owned = card_named(catalog, catalog_words(catalog), found[2])
+    return card is not None or owned is not None

@@ -74,6 +74,11 @@ HAS_CARD_WORD = HAS_DIGIT << 4  # (a catalog's table) a word holds a piece of a 
 HAS_SEPARATOR = HAS_DIGIT << 5
 HAS_KM_END = HAS_DIGIT << 6  # a word holds one
 HAS_KM_ENDS = HAS_DIGIT << 7  # a word holds two, or two words hold one (set by gates())
+# Two words pass ``may_name_precision`` / hold a precision's piece (set by gates()): without
+# it, once the one word that does is cut whole, no other can be found.
+HAS_PRECISION_LIKES = HAS_PRECISION_LIKE << 8
+HAS_PRECISION_WORDS = HAS_PRECISION_WORD << 8
+assert HAS_KM_ENDS < HAS_PRECISION_LIKES  # above every other bit
 _SEPARATOR_OPENS = ("vs", "versus", "or", "czy", "albo", "lub", "kontra")
 # The hints that have a literal with a space: read before any slot is cut from the text.
 SPACED_BEFORE_CUTS = (LIMIT_CONTEXT_HINTS, LIMIT_BATCH_HINTS)
@@ -230,6 +235,7 @@ def gates(
                 entries.update(found)
     if twice & HAS_KM_END:
         flags |= HAS_KM_ENDS
+    flags |= (twice & (HAS_PRECISION_LIKE | HAS_PRECISION_WORD)) << 8  # HAS_PRECISION_..S
     for head in _SPACED_HEADS:  # each spaced hint opens with one: most texts have none
         if head in s:
             for w, bit in _SPACED:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from engine.catalog import Catalog, norm
 from engine.lazyre import lazy
 from engine.understand.catalog_words import (
+    HELP_HEADS,
     MAC,
     card_named,
     catalog_words,
@@ -17,6 +18,7 @@ from engine.understand.catalog_words import (
     precision_of,
     unknown_precisions,
 )
+from engine.understand.catalog_words import bare_card as _bare_card
 from engine.understand.compare import alternatives, may_compare
 from engine.understand.config_paste import read_config
 from engine.understand.counts import (
@@ -42,7 +44,10 @@ from engine.understand.gates import (
     HAS_MONTH_SHORT,
     HAS_OTHER_MONEY,
     HAS_PRECISION_LIKE,
+    HAS_PRECISION_LIKES,
     HAS_PRECISION_WORD,
+    HAS_PRECISION_WORDS,
+    HAS_SHAPE,
     HAS_TASK,
     HAS_TASKS,
     gates,
@@ -78,10 +83,11 @@ from engine.understand.patterns import (
     TASKS,
     WHAT_FITS,
     WHAT_FITS_HINTS,
+    may_name_precision,
     opens_followup,
     scan,
 )
-from engine.understand.query import CardAsk, Query
+from engine.understand.query import CardAsk, Query, new_query
 from engine.understand.slots import bound, cut, money, read_numbers, read_shape, size_from
 from engine.understand.stop_words import chat_words
 
@@ -89,10 +95,6 @@ from engine.understand.stop_words import chat_words
 _CONTRACTION = lazy(r"(?<=[a-z])'(?:s|re|m|ll|d|ve)\b|(?<=[a-z])n't\b")
 # "...-Q6_K.gguf": a file's extension keeps the quantisation before it from being read.
 _FILE_EXTENSION = lazy(r"\.(?:gguf|ggml|safetensors|bin|pt|pth|onnx)\b")
-
-
-# The first character of every HELP form ("/help", "?", "hi", "cześć", "dzień dobry", "สวัสดี").
-_HELP_HEADS = "/?hspcdชส"
 
 
 # Each TASKS rule by its own gate bit; the bits rise in TASKS order, so reading a text's bits
@@ -121,26 +123,6 @@ def _read_paste(q: Query, s: str) -> str:
     q.precision = pasted.precision
     start, end = pasted.span
     return s[:start] + " " + s[end:]
-
-
-def _bare_card(part: str, catalog: Catalog) -> bool:
-    """Whether ``part`` is one card and nothing else ("mi300x"): once the card is cut only
-    spaces are left, so its parse could read no other slot, no model and no size."""
-    raw, _ = clean(part)
-    s = " " + raw.lower() + " "
-    if "'" in s or "." in s:
-        return False
-    flags = gates(s, catalog_words(catalog).words)
-    if not flags & HAS_DIGIT or not flags & HAS_CARD_WORD or flags & HAS_CONFIG:
-        return False
-    head = s.lstrip()[:1]
-    if (head in _HELP_HEADS and HELP.match(s)) or (head in "/f" and FAQ_COMMAND.match(s)):
-        return False
-    found = find_card(s, catalog_words(catalog), 0)
-    if found is None or found[3] or not (s[: found[0]] + s[found[1] :]).isspace():
-        return False
-    card, owned = card_named(catalog, catalog_words(catalog), found[2])
-    return card is not None or owned is not None
 
 
 _THINKING_OF = lazy(r"\bthinking\s+(?:of|about)\b")
@@ -177,14 +159,14 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     pats = catalog_words(catalog)
     if "'" in s:
         s = _CONTRACTION.sub(lambda m: " not" if m.group(0) == "n't" else "", s)
-    if "." in s:
+    if "." in s and (".g" in s or ".s" in s or ".b" in s or ".p" in s or ".o" in s):
         s = _FILE_EXTENSION.sub(" ", s)
     faq_found: set[int] = set()  # FAQ keywords some word of ``s`` may be part of
     words = s.split(" ")
     flags = gates(s, pats.words, faq_found, words)  # each hint gate below is a bit of this
     faq_words_read = s == plain  # the words of ``low`` (match_faq's text) are s's
     lang = detect_lang(raw, words if faq_words_read else None)  # low's words, and two ""
-    q = Query(text=raw, truncated=truncated, lang=lang)
+    q = new_query(raw, truncated, lang)
     if flags & HAS_CONFIG:
         s = _read_paste(q, s)
         config_precision, q.precision = q.precision, None
@@ -192,7 +174,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         config_precision = None
 
     head = s.lstrip()[:1]  # what every HELP / FAQ_COMMAND form opens with, checked first
-    if head in _HELP_HEADS and HELP.match(s):
+    if head in HELP_HEADS and HELP.match(s):
         q.wants_help = True
         return q
     if head in "/f" and (m := FAQ_COMMAND.match(s)) and m.group(1) in faq_index(catalog).ids:
@@ -258,8 +240,8 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
     if q.count is not None and q.cards and q.cards[0].count is None:
         q.cards[0].count = q.count
-    if digits:
-        s = read_shape(q, s, flags)
+    if digits and flags & HAS_SHAPE:
+        s = read_shape(q, s)
 
     if flags & HAS_OTHER_MONEY and (m := OTHER_MONEY.search(s)):
         q.other_money = m.group(0).strip()
@@ -296,8 +278,14 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
 
     may_precision = bool(flags & HAS_PRECISION_WORD)  # cuts leave every piece in one word
     named = pats.precision_named  # precision_of's memo, read first
+    precision_like = bool(flags & HAS_PRECISION_LIKE)  # of ``s`` before the cuts, and after
+    # When only one word of ``words`` holds a precision's piece (or passes may_name_precision),
+    # a match that spans a word of ``words`` whole is that word: once it is cut, the next scan
+    # (or may_name_precision) cannot find one, as the cuts only split words.
+    more, one_piece = may_precision, not flags & HAS_PRECISION_WORDS
+    one_like, like_left, known = not flags & HAS_PRECISION_LIKES, precision_like, pats.words.known
     while (
-        may_precision  # scan(pats.precision, pats.precision_scan, s, 0), inline
+        more  # scan(pats.precision, pats.precision_scan, s, 0), inline
         and (opens := pats.precision_scan.search(s))
         and (m := pats.precision.search(s, opens.start()))
     ):
@@ -307,9 +295,13 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             q.precision = name
         elif name is not None and len(q.extra_precisions) < MAX_MENTIONS:
             q.extra_precisions.append(name)
-        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
-    precision_like = bool(flags & HAS_PRECISION_LIKE)  # of ``s`` before the cuts, and after
-    if digits and precision_like:
+        a, b = m.span()
+        if s[a - 1 : a] == " " == s[b : b + 1] and (spelled := s[a:b]) in words:
+            more = not one_piece
+            if one_like and (got := known.get(spelled)) and got[0] & HAS_PRECISION_LIKE:
+                like_left = False
+        s = s[:a] + " " + s[b:]  # cut(s, m)
+    if digits and like_left and may_name_precision(s):  # unknown_precisions' own gate
         s = unknown_precisions(q, s, pats)
 
     size_neighbor = ""
@@ -321,10 +313,9 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         bit = told & -told  # the lowest rule left
         told ^= bit
         rx, task, generic = _TASK_RULES[bit]
-        if rx.search(s):
-            if q.task is None:
-                q.task, q.task_generic = task, generic
-            s = rx.sub(" ", s)  # "dostrajanie lora": the method names the task, both words go
+        s, hits = rx.subn(" ", s)  # "dostrajanie lora": the method names the task, both go
+        if hits and q.task is None:
+            q.task, q.task_generic = task, generic
 
     # A VRAM amount always asks "does it fit"; a card may also just be the subject.
     q.wants_fit = q.vram_gb is not None or (bool(q.cards or q.owned) and FIT.search(s) is not None)
@@ -365,8 +356,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         q.model_words += " " + rest.strip()
 
     if q.pasted is None and q.config_error is None:
-        # only read with an id (and before read_model adds to the words)
-        from_idents = " ".join(EDGE_SEPARATORS.sub(" ", q.model_words).split()) if idents else ""
+        id_words = q.model_words  # what the ids said, before read_model adds to it
         if q.model is None:  # an exact id stays as typed ("Qwen/Qwen3-235B-A22B fp8")
             if "thinking" in s:  # "we were thinking of qwen3 30b": not the Thinking release
                 s = _THINKING_OF.sub(" ", s)
@@ -375,7 +365,12 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             if q.unmatched_model and not idents:
                 _name_words_only(q, Query(text=q.text, model_words=said, size_b=size), s, catalog)
             official_release(q, catalog)
-        if q.unmatched_model and not q.others and idents and from_idents:
+        if (
+            q.unmatched_model
+            and not q.others
+            and idents
+            and (from_idents := " ".join(EDGE_SEPARATORS.sub(" ", id_words).split()))
+        ):
             # Say an unknown id back as typed ("mistralai/Ministral-8B-Instruct-2410").
             rest = q.model_words.removeprefix(from_idents)
             if rest != q.model_words:

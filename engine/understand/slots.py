@@ -20,7 +20,6 @@ from engine.understand.gates import (
     HAS_CONTEXT_NOUN,
     HAS_CONTEXT_WORD,
     HAS_FOUR_DIGITS,
-    HAS_SHAPE,
 )
 from engine.understand.patterns import (
     BATCH,
@@ -56,10 +55,13 @@ def cut(text: str, m: re.Match[str]) -> str:
     return text[: m.start()] + " " + text[m.end() :]
 
 
-def read_numbers(q: Query, s: str, words: CatalogWords, flags: int) -> tuple[str, str]:
+def read_numbers(  # noqa: C901 (one list of gated slots)
+    q: Query, s: str, words: CatalogWords, flags: int
+) -> tuple[str, str]:
     """Context, batch, VRAM, size: the slots that are numbers. Returns the rest of the text
     and the word right before the size ("zephyr" in "zephyr 7b"); ``flags``: its gates."""
-    s = unglue_size(words, s)  # "llama3.170b": Llama 3.1 at 70B, not a 3.17B model
+    if "." in s:  # "llama3.170b": Llama 3.1 at 70B, not a 3.17B model
+        s = unglue_size(words, s)
     context_word = bool(flags & HAS_CONTEXT_WORD)  # cuts below only remove words
     if flags & HAS_CONTEXT_NOUN and (m := CONTEXT_BEFORE.search(s)):
         # "16k context 4 users": the number before the word, so "4" stays the users
@@ -119,10 +121,9 @@ def _free(rx: re.Pattern[str], s: str, words: CatalogWords) -> re.Match[str] | N
     return None
 
 
-def read_shape(q: Query, s: str, flags: int) -> str:
-    """ "70b, 80 layers, 8 kv heads": the shape said inline, cut from the text."""
-    if not flags & HAS_SHAPE:
-        return s
+def read_shape(q: Query, s: str) -> str:
+    """ "70b, 80 layers, 8 kv heads": the shape said inline, cut from the text (called only
+    when the HAS_SHAPE gate is set)."""
     for m in list(SHAPE_WORDS.finditer(s))[:8]:
         value, word = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
         if int(value) > 0:
@@ -130,7 +131,7 @@ def read_shape(q: Query, s: str, flags: int) -> str:
     return SHAPE_WORDS.sub(" ", s) if q.shape else s
 
 
-def bound(q: Query) -> None:
+def bound(q: Query) -> None:  # noqa: C901 (one list of checks)
     """Numbers nobody means ("0b", a 300-digit VRAM) must not reach the arithmetic. A context,
     batch or card count that was said but cannot be used (0) is kept as ``invalid``: it is
     answered as such, never as "you did not say"."""
@@ -139,7 +140,7 @@ def bound(q: Query) -> None:
             q.invalid = ("context_tokens", str(q.context_tokens))
         elif q.batch is not None and q.batch < 1:
             q.invalid = ("batch", str(q.batch))
-        else:
+        elif q.cards or q.count is not None:  # else no count was said: none is bad
             q.invalid = _bad_count(q)
     if q.size_b is not None and not MIN_SIZE_B <= q.size_b <= MAX_SIZE_B:
         q.bad_size_b = 0.0 if math.isnan(q.size_b) else q.size_b
@@ -160,11 +161,16 @@ def bound(q: Query) -> None:
 
 
 def _bad_count(q: Query) -> tuple[str, str] | None:
-    """ "0x h100", "99999x a100": a card count said that no set can be."""
-    said = [c.count for c in q.cards if c.count is not None]
-    if q.count is not None:
-        said.append(q.count)
-    bad = next((n for n in said if not 1 <= n <= MAX_CARDS), None)
+    """ "0x h100", "99999x a100": a card count said that no set can be (the cards' first,
+    then the count said alone)."""
+    bad = None
+    for c in q.cards:
+        if (n := c.count) is not None and not 1 <= n <= MAX_CARDS:
+            bad = n
+            break
+    else:
+        if (n := q.count) is not None and not 1 <= n <= MAX_CARDS:
+            bad = n
     return None if bad is None else ("count" if bad < 1 else "count_large", str(bad))
 
 
