@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from engine.catalog import Catalog, norm
+from engine.catalog_cache import per_catalog
 from engine.lazyre import lazy
 from engine.models import Card, OwnedCard
 from engine.understand.counts import (
@@ -117,6 +118,7 @@ _NAME_NUMBER = lazy(r"\d{4}|\d+m")
 _NAME_CONTEXT = lazy(r"(\d+)k")  # a release named for its context: "Phi-3 mini 128k"
 
 
+@per_catalog  # built into the catalog cache: not paid on every start
 def _name_numbers(catalog: Catalog) -> dict[str, frozenset[str]]:
     index = model_index(catalog)
     out: dict[str, set[str]] = {}
@@ -127,6 +129,7 @@ def _name_numbers(catalog: Catalog) -> dict[str, frozenset[str]]:
     return {t: frozenset(words) for t, words in out.items()}
 
 
+@per_catalog  # built into the catalog cache: not paid on every start
 def _name_contexts(catalog: Catalog) -> dict[str, NameContext]:
     """The context a release is named for, when it is the entry's own ("phi-3 mini 128k" is
     the 131072-token release) -> (every word of those spellings, the other words of each)."""
@@ -145,6 +148,7 @@ _VERSION = lazy(r"\d{1,2}\.\d")
 _SIZE_TOKEN = lazy(r"\d{1,4}b")
 
 
+@per_catalog  # built into the catalog cache: not paid on every start
 def _version_sizes(catalog: Catalog) -> frozenset[tuple[str, str]]:
     out: set[tuple[str, str]] = set()
     for m in catalog.models:
