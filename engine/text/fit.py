@@ -95,7 +95,10 @@ def headline(v: Voice, a: Answer) -> str:
         )
     if f.best is not None:
         best = f.best
-        text = fill["headline.ladder_best:prec,hw,total,cap,best,best_total,headroom,ctx"](
+        trained = req.model.max_context_tokens if req.model is not None else None
+        beyond = bool(trained) and req.context_tokens > (trained or 0)  # not "up to 40k"
+        key = "headline.ladder_best_beyond" if beyond else "headline.ladder_best"
+        text = fill[key + ":prec,hw,total,cap,best,best_total,headroom,ctx"](
             (
                 req.precision.upper(),
                 hw,
@@ -104,7 +107,7 @@ def headline(v: Voice, a: Answer) -> str:
                 best.precision.upper(),
                 gb[best.total_gb],
                 v.rooms[best.headroom_gb],
-                ctx_label(best.max_context_tokens or 0),
+                ctx_label((trained if beyond else best.max_context_tokens) or 0),
             )
         )
         return text + roomier(v, f)
