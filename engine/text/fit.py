@@ -294,6 +294,26 @@ def owned_lines(v: Voice, f: Fit, req: Request) -> list[str]:
     return out
 
 
+def limits_line(v: Voice, f: Fit, req: Request, named: bool) -> str:
+    """The longest context and the most users the hardware holds; ``named``: with its name
+    ("On RTX 5090 in Q4_K_M: ..."), when several were asked about."""
+    spec = (
+        "fit.limits_one:prec,ctx,batch,users,at"
+        if f.max_batch == 1
+        else "fit.limits:prec,ctx,batch,users,at"
+    )
+    values = (
+        req.precision.upper(),
+        ctx_label(f.max_context_tokens or 0),
+        req.batch,
+        v.nums[0][f.max_batch or 0],
+        ctx_label(req.context_tokens),
+    )
+    if named:
+        return v.fill[spec.replace(":prec", "_on:card,prec")]((hw_label(f), *values))
+    return v.fill[spec](values)
+
+
 def describe_fit(v: Voice, a: Answer) -> Answer:
     req, f = a.request, a.fit
     assert req is not None
@@ -302,26 +322,11 @@ def describe_fit(v: Voice, a: Answer) -> Answer:
     if f is not None:
         if f.offered is False or f.rental is not None or f.card in v.cat.owned_by_name:
             fit_lines += owned_lines(v, f, req)
-        if f.fits and req.task == "inference":
-            spec = (
-                "fit.limits_one:prec,ctx,batch,users,at"
-                if f.max_batch == 1
-                else "fit.limits:prec,ctx,batch,users,at"
-            )
-            if len(a.fits) > 1:  # "A or B": the limits are the first one's, said so
-                spec = spec.replace(":prec", "_on:card,prec")
-            fit_lines.append(
-                fill[spec](
-                    (
-                        *((hw_label(f),) if len(a.fits) > 1 else ()),
-                        req.precision.upper(),
-                        ctx_label(f.max_context_tokens or 0),
-                        req.batch,
-                        v.nums[0][f.max_batch or 0],
-                        ctx_label(req.context_tokens),
-                    )
-                )
-            )
+        if req.task == "inference":  # "A or B": each one that holds it, named
+            several = len(a.fits) > 1
+            for x in a.fits if several else [f]:
+                if x.fits:
+                    fit_lines.append(limits_line(v, x, req, several))
         if f.decode_tok_s:
             assert req.model is not None
             fit_lines += speed_lines(v, f, req.model.attention_heads)

@@ -219,7 +219,9 @@ def test_a_lighter_method_one_sequence_at_a_time_keeps_the_sequence(cat: Catalog
 def test_limits_of_a_or_b_name_their_card(cat: Catalog) -> None:
     a = ask("rtx 5090 or rtx 4090 for qwen3 14b q4_k_m", catalog=cat)
     assert len(a.fits) == 2 and a.fit is not None
-    assert f"On {a.fit.card} in Q4_K_M: up to" in a.text
+    for f in a.fits:  # each card that holds it gets its own limits, named
+        assert f.fits and f"On {f.card} in Q4_K_M: up to" in a.text
+        assert f"or up to {f.max_batch} users" in a.text
 
 
 def test_a_single_only_card_sheet_says_so(cat: Catalog) -> None:
