@@ -77,6 +77,8 @@ def ask(
     ``options`` are values the adapter already has as fields (they win over the text)."""
     cat = catalog or default_catalog()
     q = parse(text or "", cat)
+    if q.budget_usd is not None and q.wants_hourly:  # "$1 per hour": the month it comes to
+        q.budget_usd *= cat.fleet.provider.hours_per_month  # (a kept budget is monthly)
     if previous is not None and previous.vram_gb and q.vram_gb is None:
         _keep_amount(q, previous.vram_gb)
     if previous is not None and previous.budget_usd and q.budget_usd is None:

@@ -43,6 +43,7 @@ ELLIPSIS = "…"
 _SPACES = re.compile(r"[ \t\r\n]+")
 # caveats that change the decision come first; the others wait in the details
 _URGENT = (
+    "per_hour",  # asked for: the question's own answer
     "truncated",
     "why.",
     "tight",

@@ -347,6 +347,19 @@ class Builder:
         code = "mac_gpu_share_over" if over else "mac_gpu_share"
         self.caveat(code, usable=self.gb(usable), vram=self.gb(vram_gb))
 
+    def hourly_note(self, card: str, count: int, monthly_usd: float) -> None:
+        """ "Per hour?": what the monthly price comes to an hour; nothing when it was not asked.
+        We rent by the week or month, never by the hour (the provider's terms)."""
+        if not self.q.wants_hourly:
+            return
+        prov = self.cat.fleet.provider
+        hw = card if count == 1 else f"{count}× {card}"
+        hour, month = (
+            self.voice.usds[monthly_usd / prov.hours_per_month],
+            self.voice.usds[monthly_usd],
+        )
+        self.caveat("per_hour", hw=hw, hour=hour, month=month, days=prov.min_term_days)
+
     def tight_note(self, headroom_gb: float, count: int, task: str) -> None:
         """Under 5 GB left: a training run grows with the sequence and batch, not with users."""
         key = None

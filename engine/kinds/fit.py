@@ -158,6 +158,11 @@ def fit(b: Builder, req: Request) -> Answer:
             heads = req.model.attention_heads
             b.caveat(f"why.{f.reason}", card=f.card, count=f.count, heads=heads, min=least)
     pick, nodes = recommend(b.cat, w)
+    if fits and fits[0].monthly_usd is not None:  # "per hour?": the asked set's price
+        b.hourly_note(fits[0].card, fits[0].count, fits[0].monthly_usd)
+    elif fits and fits[0].rental is not None:
+        r = fits[0].rental
+        b.hourly_note(r.card, r.count, r.monthly_usd)
     if fits:  # a Mac's memory: the GPU's share of it, against what the answer offers on it
         f0 = fits[0]
         shown = bd.total if f0.fits or f0.best is None else f0.best.total_gb

@@ -35,8 +35,6 @@ def sizing(b: Builder, req: Request) -> Answer:
     kvbpt = b.kv_per_token(req)
     kv_lower = _kv_lower(b, req, pick, w) if pick is not None else None
     budget, within, floor, asked = b.q.budget_usd, None, None, None
-    if budget is not None and b.q.wants_hourly:  # "$1 per hour": the month it comes to
-        budget *= b.cat.fleet.provider.hours_per_month
     if budget is not None and pick is not None and pick.monthly_usd > budget:
         asked = cheapest(b, req)  # the rule's pick is one card; a cheaper set may be within
         if asked is not None and asked.monthly_usd <= budget:
@@ -44,6 +42,11 @@ def sizing(b: Builder, req: Request) -> Answer:
         else:
             within = within_budget(b, req, budget)
             floor = cheapest_of_all(b, req) if within is None else None
+            if floor is not None and asked is not None and floor.monthly_usd >= asked.monthly_usd:
+                floor = None  # a lighter setup that costs no less: the one asked is said
+    shown = within if within is not None else pick
+    if shown is not None:
+        b.hourly_note(shown.card, shown.count, shown.monthly_usd)
     answer = new_answer(
         {
             "kind": "sizing",

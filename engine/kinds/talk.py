@@ -18,6 +18,11 @@ HELP_EXAMPLES = (1, 2, 3, 4, 5)  # message keys help.example_<n>: questions peop
 
 def faq(b: Builder, topic: str) -> Answer:
     named = b.cat.card_by_name.get(b.q.cards[0].name) if len(b.q.cards) == 1 else None
+    count = (b.q.cards[0].count or 1) if named is not None else 1
+    if named is None and topic == "hourly_vs_monthly" and b.prev is not None:
+        # "per hour?" after an answer: the set that answer was about, not an example card
+        named = b.cat.card_by_name.get(b.prev.pick_card or "")
+        count = b.prev.pick_count or 1
     body = faq_lines(b.cat, b.lang, topic, named)
     if topic == "regions" and named is not None and named.stock_free is None:
         # "do you have h100s in stock": say what the data holds, and where to ask for the rest
@@ -27,7 +32,6 @@ def faq(b: Builder, topic: str) -> Answer:
     if topic == "hourly_vs_monthly" and named is not None:  # "h100 per hour?": the price first
         hours = b.cat.fleet.provider.hours_per_month
         by_hour = named.hourly_usd is not None  # a price book that rents by the hour
-        count = b.q.cards[0].count or 1
         if count > 1 and count in named.set_sizes and not by_hour:  # "8x h100 per hour"
             _, pct, month = set_price(b.cat, named, count)
             title = b.t(

@@ -275,8 +275,8 @@ def owned_lines(v: Voice, f: Fit, req: Request) -> list[str]:
         n = card.min_count
         price = v.usds[set_price(cat, card, n)[2]]
         out.append(fill["fit.sets_only:card,min,price"]((f.card, n, price)))
-    elif rented and f.reason not in ("no_fp8", "no_full_ft_sets"):  # those: the caveat says
-        out.append(fill["fit.not_offered:hw"]((hw_label(f),)))
+    elif rented and holds and f.reason not in ("no_fp8", "no_full_ft_sets"):  # those: the
+        out.append(fill["fit.not_offered:hw"]((hw_label(f),)))  # caveat says; short: memory
     if (mine := cat.owned_by_name.get(f.card)) is not None:  # never rented: physics only
         vram, bw = v.nums[0][mine.vram_gb], v.nums[0][mine.bandwidth_gbps]
         out.append(fill["fit.owned_card:card,vram,bw"]((mine.name, vram, bw)))

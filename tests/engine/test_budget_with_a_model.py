@@ -141,3 +141,45 @@ def test_a_budget_per_hour_is_the_month_it_comes_to(cat: Catalog) -> None:
     a = ask("can i run llama 3.1 8b for under $1 per hour?", catalog=cat)
     assert a.budget_usd == cat.fleet.provider.hours_per_month
     assert a.headline.startswith("Yes, within")
+
+
+def test_per_hour_after_a_budget_keeps_the_monthly_budget(cat: Catalog) -> None:
+    """A kept budget is monthly already: "what about per hour?" prices the same set by the hour
+    rather than multiplying the budget by the hours of a month again."""
+    from engine import context_of
+
+    first = ask("qwen2.5 72b on a budget of $1000 a month", catalog=cat)
+    more = ask("what about per hour?", catalog=cat, previous=context_of(first))
+    assert more.budget_usd == 1000
+    assert more.recommendation == first.recommendation or more.within_budget is not None
+    hourly = [c for c in more.caveats if c.code == "per_hour"]
+    assert hourly and "$1.23 an hour" in hourly[0].text  # 4x A40: $883.20 / 720 h
+
+
+@pytest.mark.parametrize(
+    ("text", "hour"),
+    [
+        ("how much per hour to run llama 3.1 70b on b200?", "$10.27"),  # 2x B200, $7,391
+        ("DeepSeek-V3 บน B200 ราคาเท่าไหร่ต่อชั่วโมง", "$19.88"),  # 4x B200, $14,315
+        ("llama 3.1 8b per hour", "$0.26"),  # RTX A5000, $190
+    ],
+)
+def test_per_hour_says_the_hour(cat: Catalog, text: str, hour: str) -> None:
+    a = ask(text, catalog=cat)
+    hourly = [c for c in a.caveats if c.code == "per_hour"]
+    assert hourly and hour in hourly[0].text
+    assert hour in "\n".join(short_lines(a, cat))
+
+
+def test_per_hour_as_a_follow_up_is_about_the_last_answers_set(cat: Catalog) -> None:
+    from engine import context_of
+
+    first = ask("how much to run qwen3 32b on h100 pcie", catalog=cat)
+    more = ask("per hour?", catalog=cat, previous=context_of(first))
+    assert "H100 PCIe" in more.headline and "$2.07" in more.headline
+
+
+def test_a_lighter_setup_that_costs_no_less_is_not_offered(cat: Catalog) -> None:
+    a = ask("mistral small 3.1 at 128k for 10 users under $500/month", catalog=cat)
+    assert a.request is not None and a.budget_floor is None and a.budget_asked is not None
+    assert f"{a.request.precision.upper()} on" in a.headline

@@ -302,3 +302,9 @@ def test_a_change_that_keeps_the_cache_keeps_a_format_that_has_it(cat: Catalog, 
     assert kept
     for c in kept:
         assert cache_runs(c.kv_dtype, cat.precision_by_name[c.precision].gguf), c
+
+
+def test_no_rental_rule_line_when_memory_is_what_is_short(cat: Catalog) -> None:
+    a = ask("gpt-oss-120b na dwóch RTX 3090", catalog=cat)
+    assert a.fit is not None and not a.fit.fits and a.fit.best is None
+    assert "zasada wynajmu" not in a.text
