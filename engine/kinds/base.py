@@ -316,9 +316,10 @@ class Builder:
         card = self.cat.card_by_name[pick.card]
         if pick.tight:
             self.tight_note(pick.headroom_gb, pick.count, req.task)
-        need = card.vram_gb * pick.count - pick.headroom_gb
-        if self.served_by_vllm(req):
-            self.edge_note(card.vram_gb * pick.count, pick.headroom_gb, need, self.needs_fp8(req))
+        vram, room = card.vram_gb * pick.count, pick.headroom_gb
+        # edge_note's own first test before the calls: most picks leave more than 10%
+        if 0 <= room < vram * native.VLLM_DEFAULT_SHARE and self.served_by_vllm(req):
+            self.edge_note(vram, room, vram - room, self.needs_fp8(req))
         for code in card.caveats:
             self.caveat(f"card.{code}")
         if pick.count > 1:

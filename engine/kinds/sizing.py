@@ -8,7 +8,7 @@ from engine.kinds import ladder
 from engine.kinds.base import Builder
 from engine.kinds.within import cheapest, cheapest_of_all, within_budget
 from engine.recommend import Workload, cheapest_price, recommend
-from engine.sizing import quick_rule_gb, training
+from engine.sizing import kv_bytes_per_token, quick_rule_gb, training
 from engine.text.blocks import describe
 
 
@@ -18,22 +18,28 @@ def sizing(b: Builder, req: Request) -> Answer:
     need = bd.total
     w = b.workload(req, need)
     pick, nodes, alts = recommend_with_alternatives(b.cat, w)
+    inference = req.task == "inference"
     if pick is not None:
-        alts = lower_precision_alt(b, req, pick, alts)
+        if inference and len(alts) < 2:  # lower_precision_alt's own first test, before a call
+            alts = lower_precision_alt(b, req, pick, alts)
         b.pick_notes(pick, req)
     else:
         b.caveat("cluster", nodes=nodes, card=b.cat.fleet.cluster.card)
     b.model_notes(req)
-    training_notes(b, req)
-    prec = b.cat.precision_by_name[req.precision]
-    bpp = (
-        prec.bytes_per_param
-        if req.weight_parts is None
-        else bd.parts["weights"] / req.model.params_b
-    )
-    quick = quick_rule_gb(req.model.params_b, bpp)
-    kvbpt = b.kv_per_token(req)
-    kv_lower = _kv_lower(b, req, pick, w) if pick is not None else None
+    quick = kvbpt = kv_lower = None  # what only an inference answer shows
+    if inference:
+        if req.weight_parts is None:
+            bpp = b.cat.precision_by_name[req.precision].bytes_per_param
+        else:
+            bpp = bd.parts["weights"] / req.model.params_b
+        quick = quick_rule_gb(req.model.params_b, bpp)
+        kvbpt = kv_bytes_per_token(
+            req.model, b.cat.kv_by_name[req.kv_dtype].bytes, req.context_tokens
+        )
+        if pick is not None:
+            kv_lower = _kv_lower(b, req, pick, w)
+    else:
+        training_notes(b, req)
     budget, within, floor, asked = b.q.budget_usd, None, None, None
     if budget is not None and b.q.wants_hourly:  # "$1 per hour": the month it comes to
         budget *= b.cat.fleet.provider.hours_per_month
@@ -58,7 +64,7 @@ def sizing(b: Builder, req: Request) -> Answer:
             "alternatives": alts,
             "decode_tok_s": pick.decode_tok_s if pick else None,
             "cluster_nodes": nodes,
-            "quick_rule_gb": quick if req.task == "inference" else None,
+            "quick_rule_gb": quick,
             "kv_bytes_per_token": kvbpt,
         }
     )
