@@ -161,7 +161,7 @@ class Builder:
         assert m is not None
         if req.task != "inference":
             return training(m, req.task, req.context_tokens, req.batch)
-        bpp = self.cat.precision_by_name[req.precision].bytes_per_param
+        bpp = self.cat.precision_by_name[req.precision].bits / 8  # bytes_per_param's, no call
         kvb = self.cat.kv_by_name[req.kv_dtype].bytes
         weights = None if req.weight_parts is None else native.weights_gb(self.cat, req)
         kv = self._kv(m, kvb, req)
@@ -185,17 +185,23 @@ class Builder:
             fixed = (need_gb, req.task, False, m.attention_heads, None, 0.0, None, False, False)
             return _tuple_new(Workload, fixed)
         cat = self.cat
+        prec = cat.precision_by_name[req.precision]
+        if req.weight_parts is None:  # native.needs_fp8 / read_per_token_gb of one precision
+            fp8 = prec.needs_fp8
+            read = (m.active_params_b or m.params_b) * (prec.bits / 8)  # bytes_per_param's
+        else:
+            fp8, read = native.needs_fp8(cat, req), native.read_per_token_gb(cat, req)
         # the fields of native.needs_fp8 / kv_fields / layer_split, positionally, in order
         row = (
             need_gb,
             req.task,
-            native.needs_fp8(cat, req),
+            fp8,
             m.attention_heads,
-            native.read_per_token_gb(cat, req),
+            read,
             self._kv(m, cat.kv_by_name[req.kv_dtype].bytes, req),
             None if m.mla else m.kv_heads,
             bool(m.mla),
-            cat.precision_by_name[req.precision].gguf,
+            prec.gguf,
         )
         return _tuple_new(Workload, row)  # Workload(*row), without its Python-level __new__
 
