@@ -212,7 +212,10 @@ class Builder:
     def model_notes(self, req: Request) -> None:
         m = req.model
         assert m is not None
-        mn = model_texts(self.voice, m)  # the model's notes, made once per language
+        made = self.voice.made  # model_texts' and precision_notes' hits read here, no call
+        mn = made.get(id(m))
+        if mn is None or mn.ref is not m:
+            mn = model_texts(self.voice, m)  # the model's notes, made once per language
         inference = req.task == "inference"
         add = self.add_note
         if m.active_params_b:
@@ -223,7 +226,9 @@ class Builder:
             add(mn.sliding or mn.make_sliding())
         if m.max_context_tokens and req.context_tokens > m.max_context_tokens:
             add(mn.beyond or mn.make_beyond())
-        pn = precision_notes(self.voice, req.precision)
+        pn = made.get(req.precision)
+        if pn is None:
+            pn = precision_notes(self.voice, req.precision)
         if pn.fp8 is not None and inference:
             add(pn.fp8)
         if pn.gguf is not None:
@@ -326,8 +331,16 @@ class Builder:
         # edge_note's own first test before the calls: most picks leave more than 10%
         if 0 <= room < vram * native.VLLM_DEFAULT_SHARE and self.served_by_vllm(req):
             self.edge_note(vram, room, vram - room, self.needs_fp8(req))
-        for code in card.caveats:
-            self.caveat(f"card.{code}")
+        if card.caveats:  # the card's notes, written once per voice (caveat's, in order)
+            made = self.voice.made
+            notes = made.get(("card.notes", card.name))
+            if notes is None:
+                notes = tuple(
+                    self.fixed_note(f"card.{c}", f"caveat.card.{c}") for c in card.caveats
+                )
+                made["card.notes", card.name] = notes
+            for n in notes:
+                self.add_note(n)
         if pick.count > 1:
             assert req.model is not None
             if req.task == "inference" and not self.layer_split(req):

@@ -7,7 +7,14 @@ from engine.answer_types import Answer, Pick, Request, new_answer
 from engine.kinds import ladder
 from engine.kinds.base import Builder
 from engine.kinds.within import cheapest, cheapest_of_all, within_budget
-from engine.recommend import Workload, cheapest_price, recommend
+from engine.recommend import (
+    Workload,
+    cheapest_price,
+    cheapest_set,
+    holding_sets,
+    make_pick,
+    set_price,
+)
 from engine.sizing import kv_bytes_per_token, quick_rule_gb, training
 from engine.text.blocks import describe
 
@@ -105,14 +112,29 @@ def lower_precision_alt(b: Builder, req: Request, pick: Pick, alts: list[Pick]) 
     if pick.monthly_usd * 0.6 < cheapest_price(b.cat):  # no rental is that much cheaper
         return alts
     current = b.cat.precision_by_name[req.precision]
+    cap = pick.monthly_usd * 0.6
+    assert req.model is not None
+    parts = b.breakdown(req).parts
     for lower in ("fp8", "int4"):
         p = b.cat.precision_by_name[lower]
         if p.bits >= current.bits:
             continue
+        # a need a hair under the lighter request's (its weights, this cache and overhead):
+        # when even the cheapest set of the fleet that holds it costs more than the cap, so
+        # does the pick the lighter request would get (recommend's sets are among these)
+        under = (req.model.params_b * (p.bits / 8) + parts["kv_cache"] + parts["overhead"]) * (
+            1 - 1e-9
+        )
+        rows = holding_sets(b.cat, under, False)
+        if not rows or rows[0][3] > cap:
+            continue
         r2 = req.model_copy(update={"precision": lower, "weight_parts": None})
         need = b.breakdown(r2).total
-        cheaper, _ = recommend(b.cat, b.workload(r2, need))
-        if cheaper is not None and cheaper.monthly_usd <= pick.monthly_usd * 0.6:
+        w2 = b.workload(r2, need)
+        # recommend's pick, its price read first: most are dearer, and no Pick is made for them
+        best = cheapest_set(b.cat, w2)
+        if best is not None and set_price(b.cat, *best)[2] <= cap:
+            cheaper = make_pick(b.cat, best[0], best[1], w2)
             return [
                 *alts,
                 cheaper.model_copy(

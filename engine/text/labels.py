@@ -160,11 +160,14 @@ def memory_lines(v: Voice, a: Answer) -> list[str]:
     if rows is None:
         rows = v.made["mem.rows"] = memory_fills(v.cat)[v.table_lang]
     gb, fill = v.gbs, v.fill
-    lines = [
-        rows[k] % gb[mem[k]] if k in rows else memory_line(v, k, mem[k])
-        for k in _MEMORY_PARTS
-        if k in mem
-    ]
+    orders = v.made.get("mem.orders")  # by the breakdown's keys: its parts in order, each row
+    if orders is None:
+        orders = v.made["mem.orders"] = {}
+    keys = tuple(mem)
+    shown = orders.get(keys)
+    if shown is None:
+        shown = orders[keys] = tuple((k, rows.get(k)) for k in _MEMORY_PARTS if k in mem)
+    lines = [row % gb[mem[k]] if row is not None else memory_line(v, k, mem[k]) for k, row in shown]
     lines.append(fill["mem.total:gb"]((gb[mem.get("total", 0)],)))
     if a.quick_rule_gb is not None:
         lines.append(fill["mem.quick_rule:gb"]((gb[a.quick_rule_gb],)))
