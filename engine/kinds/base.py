@@ -332,13 +332,10 @@ class Builder:
         if 0 <= room < vram * native.VLLM_DEFAULT_SHARE and self.served_by_vllm(req):
             self.edge_note(vram, room, vram - room, self.needs_fp8(req))
         if card.caveats:  # the card's notes, written once per voice (caveat's, in order)
-            made = self.voice.made
-            notes = made.get(("card.notes", card.name))
+            notes = self.voice.made.get(("card.notes", card.name))
             if notes is None:
-                notes = tuple(
-                    self.fixed_note(f"card.{c}", f"caveat.card.{c}") for c in card.caveats
-                )
-                made["card.notes", card.name] = notes
+                notes = [self.fixed_note(f"card.{c}", f"caveat.card.{c}") for c in card.caveats]
+                self.voice.made["card.notes", card.name] = notes
             for n in notes:
                 self.add_note(n)
         if pick.count > 1:
