@@ -351,6 +351,12 @@ def cheapest_holding_set(catalog: Catalog, w: Workload) -> tuple[Card, int] | No
     return best
 
 
+def cheapest_set(catalog: Catalog, w: Workload) -> tuple[Card, int] | None:
+    """The (card, count) ``recommend`` picks, with no Pick made: a caller that may drop it
+    reads its price first (``set_price``)."""
+    return _cheapest_single(catalog, w) or cheapest_holding_set(catalog, w)
+
+
 def recommend(catalog: Catalog, w: Workload) -> tuple[Pick | None, int | None]:
     """(pick, None) or (None, cluster nodes) when even the largest node is too small.
 

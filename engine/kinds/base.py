@@ -161,7 +161,7 @@ class Builder:
         assert m is not None
         if req.task != "inference":
             return training(m, req.task, req.context_tokens, req.batch)
-        bpp = self.cat.precision_by_name[req.precision].bytes_per_param
+        bpp = self.cat.precision_by_name[req.precision].bits / 8  # bytes_per_param's, no call
         kvb = self.cat.kv_by_name[req.kv_dtype].bytes
         weights = None if req.weight_parts is None else native.weights_gb(self.cat, req)
         kv = self._kv(m, kvb, req)
@@ -185,17 +185,23 @@ class Builder:
             fixed = (need_gb, req.task, False, m.attention_heads, None, 0.0, None, False, False)
             return _tuple_new(Workload, fixed)
         cat = self.cat
+        prec = cat.precision_by_name[req.precision]
+        if req.weight_parts is None:  # native.needs_fp8 / read_per_token_gb of one precision
+            fp8 = prec.needs_fp8
+            read = (m.active_params_b or m.params_b) * (prec.bits / 8)  # bytes_per_param's
+        else:
+            fp8, read = native.needs_fp8(cat, req), native.read_per_token_gb(cat, req)
         # the fields of native.needs_fp8 / kv_fields / layer_split, positionally, in order
         row = (
             need_gb,
             req.task,
-            native.needs_fp8(cat, req),
+            fp8,
             m.attention_heads,
-            native.read_per_token_gb(cat, req),
+            read,
             self._kv(m, cat.kv_by_name[req.kv_dtype].bytes, req),
             None if m.mla else m.kv_heads,
             bool(m.mla),
-            cat.precision_by_name[req.precision].gguf,
+            prec.gguf,
         )
         return _tuple_new(Workload, row)  # Workload(*row), without its Python-level __new__
 
@@ -206,7 +212,10 @@ class Builder:
     def model_notes(self, req: Request) -> None:
         m = req.model
         assert m is not None
-        mn = model_texts(self.voice, m)  # the model's notes, made once per language
+        made = self.voice.made  # model_texts' and precision_notes' hits read here, no call
+        mn = made.get(id(m))
+        if mn is None or mn.ref is not m:
+            mn = model_texts(self.voice, m)  # the model's notes, made once per language
         inference = req.task == "inference"
         add = self.add_note
         if m.active_params_b:
@@ -217,7 +226,9 @@ class Builder:
             add(mn.sliding or mn.make_sliding())
         if m.max_context_tokens and req.context_tokens > m.max_context_tokens:
             add(mn.beyond or mn.make_beyond())
-        pn = precision_notes(self.voice, req.precision)
+        pn = made.get(req.precision)
+        if pn is None:
+            pn = precision_notes(self.voice, req.precision)
         if pn.fp8 is not None and inference:
             add(pn.fp8)
         if pn.gguf is not None:
@@ -316,11 +327,17 @@ class Builder:
         card = self.cat.card_by_name[pick.card]
         if pick.tight:
             self.tight_note(pick.headroom_gb, pick.count, req.task)
-        need = card.vram_gb * pick.count - pick.headroom_gb
-        if self.served_by_vllm(req):
-            self.edge_note(card.vram_gb * pick.count, pick.headroom_gb, need, self.needs_fp8(req))
-        for code in card.caveats:
-            self.caveat(f"card.{code}")
+        vram, room = card.vram_gb * pick.count, pick.headroom_gb
+        # edge_note's own first test before the calls: most picks leave more than 10%
+        if 0 <= room < vram * native.VLLM_DEFAULT_SHARE and self.served_by_vllm(req):
+            self.edge_note(vram, room, vram - room, self.needs_fp8(req))
+        if card.caveats:  # the card's notes, written once per voice (caveat's, in order)
+            notes = self.voice.made.get(("card.notes", card.name))
+            if notes is None:
+                notes = [self.fixed_note(f"card.{c}", f"caveat.card.{c}") for c in card.caveats]
+                self.voice.made["card.notes", card.name] = notes
+            for n in notes:
+                self.add_note(n)
         if pick.count > 1:
             assert req.model is not None
             if req.task == "inference" and not self.layer_split(req):

@@ -7,8 +7,15 @@ from engine.answer_types import Answer, Pick, Request, new_answer
 from engine.kinds import ladder
 from engine.kinds.base import Builder
 from engine.kinds.within import cheapest, cheapest_of_all, within_budget
-from engine.recommend import Workload, cheapest_price, recommend
-from engine.sizing import quick_rule_gb, training
+from engine.recommend import (
+    Workload,
+    cheapest_price,
+    cheapest_set,
+    holding_sets,
+    make_pick,
+    set_price,
+)
+from engine.sizing import kv_bytes_per_token, quick_rule_gb, training
 from engine.text.blocks import describe
 
 
@@ -18,22 +25,28 @@ def sizing(b: Builder, req: Request) -> Answer:
     need = bd.total
     w = b.workload(req, need)
     pick, nodes, alts = recommend_with_alternatives(b.cat, w)
+    inference = req.task == "inference"
     if pick is not None:
-        alts = lower_precision_alt(b, req, pick, alts)
+        if inference and len(alts) < 2:  # lower_precision_alt's own first test, before a call
+            alts = lower_precision_alt(b, req, pick, alts)
         b.pick_notes(pick, req)
     else:
         b.caveat("cluster", nodes=nodes, card=b.cat.fleet.cluster.card)
     b.model_notes(req)
-    training_notes(b, req)
-    prec = b.cat.precision_by_name[req.precision]
-    bpp = (
-        prec.bytes_per_param
-        if req.weight_parts is None
-        else bd.parts["weights"] / req.model.params_b
-    )
-    quick = quick_rule_gb(req.model.params_b, bpp)
-    kvbpt = b.kv_per_token(req)
-    kv_lower = _kv_lower(b, req, pick, w) if pick is not None else None
+    quick = kvbpt = kv_lower = None  # what only an inference answer shows
+    if inference:
+        if req.weight_parts is None:
+            bpp = b.cat.precision_by_name[req.precision].bytes_per_param
+        else:
+            bpp = bd.parts["weights"] / req.model.params_b
+        quick = quick_rule_gb(req.model.params_b, bpp)
+        kvbpt = kv_bytes_per_token(
+            req.model, b.cat.kv_by_name[req.kv_dtype].bytes, req.context_tokens
+        )
+        if pick is not None:
+            kv_lower = _kv_lower(b, req, pick, w)
+    else:
+        training_notes(b, req)
     budget, within, floor, asked = b.q.budget_usd, None, None, None
     if budget is not None and pick is not None and pick.monthly_usd > budget:
         asked = cheapest(b, req)  # the rule's pick is one card; a cheaper set may be within
@@ -61,7 +74,7 @@ def sizing(b: Builder, req: Request) -> Answer:
             "alternatives": alts,
             "decode_tok_s": pick.decode_tok_s if pick else None,
             "cluster_nodes": nodes,
-            "quick_rule_gb": quick if req.task == "inference" else None,
+            "quick_rule_gb": quick,
             "kv_bytes_per_token": kvbpt,
         }
     )
@@ -102,14 +115,29 @@ def lower_precision_alt(b: Builder, req: Request, pick: Pick, alts: list[Pick]) 
     if pick.monthly_usd * 0.6 < cheapest_price(b.cat):  # no rental is that much cheaper
         return alts
     current = b.cat.precision_by_name[req.precision]
+    cap = pick.monthly_usd * 0.6
+    assert req.model is not None
+    parts = b.breakdown(req).parts
     for lower in ("fp8", "int4"):
         p = b.cat.precision_by_name[lower]
         if p.bits >= current.bits:
             continue
+        # a need a hair under the lighter request's (its weights, this cache and overhead):
+        # when even the cheapest set of the fleet that holds it costs more than the cap, so
+        # does the pick the lighter request would get (recommend's sets are among these)
+        under = (req.model.params_b * (p.bits / 8) + parts["kv_cache"] + parts["overhead"]) * (
+            1 - 1e-9
+        )
+        rows = holding_sets(b.cat, under, False)
+        if not rows or rows[0][3] > cap:
+            continue
         r2 = req.model_copy(update={"precision": lower, "weight_parts": None})
         need = b.breakdown(r2).total
-        cheaper, _ = recommend(b.cat, b.workload(r2, need))
-        if cheaper is not None and cheaper.monthly_usd <= pick.monthly_usd * 0.6:
+        w2 = b.workload(r2, need)
+        # recommend's pick, its price read first: most are dearer, and no Pick is made for them
+        best = cheapest_set(b.cat, w2)
+        if best is not None and set_price(b.cat, *best)[2] <= cap:
+            cheaper = make_pick(b.cat, best[0], best[1], w2)
             return [
                 *alts,
                 cheaper.model_copy(

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from engine.answer_types import Answer, Fit, Pick, Request, Section
 from engine.catalog import Catalog
 from engine.catalog_cache import per_catalog
 from engine.lazyre import lazy
-from engine.text.voice import Voice, ctx_label, message_tables, percent_template, section
+from engine.text.voice import (
+    Voice,
+    ctx_label,
+    message_tables,
+    partial,
+    percent_template,
+    section,
+)
 
 
 def model_label(v: Voice, req: Request) -> str:
@@ -36,6 +44,23 @@ def request_label(v: Voice, req: Request) -> str:
 
 
 def pick_line(v: Voice, p: Pick) -> str:
+    """A set's line: what the set alone decides (its name, VRAM, price, discount, hourly
+    price) is written once per voice into a fill of the headroom alone."""
+    sets = v.made.get("pick.sets")  # kept with the voice (one read, not a lookup)
+    if sets is None:
+        sets = v.made["pick.sets"] = {}
+    key = (p.card, p.count, p.monthly_usd, p.discount_pct, p.list_usd, p.hourly_usd)
+    made = sets.get(key)
+    if made is None:
+        made = sets[key] = _set_line(v, p)
+    text: str = made[0]((v.rooms[p.headroom_gb],)) + made[1]
+    if p.tight:
+        text += " " + v.const["pick.tight"]
+    return text
+
+
+def _set_line(v: Voice, p: Pick) -> tuple[Callable[[tuple[Any, ...]], str], str]:
+    """(``pick_line``'s fill with the set's values written in, the discount and hourly text)."""
     fill, usd = v.fill, v.usds
     vram = v.gbs[v.cat.card_by_name[p.card].vram_gb * p.count]
     spec = (
@@ -43,15 +68,14 @@ def pick_line(v: Voice, p: Pick) -> str:
         if p.count == 1
         else "pick.set:count,card,vram,price,headroom"
     )
-    text = fill[spec]((p.count, p.card, vram, usd[p.monthly_usd], v.rooms[p.headroom_gb]))
+    head = partial(fill, spec, (p.count, p.card, vram, usd[p.monthly_usd]))
+    tail = ""
     if p.discount_pct:
         pct = v.nums[0][p.discount_pct]
-        text += " " + fill["pick.discount:pct,list"]((pct, usd[p.list_usd or 0]))
+        tail += " " + fill["pick.discount:pct,list"]((pct, usd[p.list_usd or 0]))
     if p.hourly_usd is not None:
-        text += " " + fill["pick.hourly:price"]((usd[p.hourly_usd],))
-    if p.tight:
-        text += " " + v.const["pick.tight"]
-    return text
+        tail += " " + fill["pick.hourly:price"]((usd[p.hourly_usd],))
+    return head, tail
 
 
 def alternatives_section(v: Voice, picks: list[Pick]) -> list[Section]:
@@ -69,8 +93,13 @@ _ALTS = {  # each reason's spec, written once
 
 def alt_line(v: Voice, p: Pick) -> str:
     base = pick_line(v, p)
-    spec = _ALTS.get(p.reason or "") or f"alt.{p.reason}:precision"
-    reason = v.fill[spec](((p.precision or "").upper(),))
+    reasons = v.made.get("alt.reasons")  # each (reason, precision)'s words, once per voice
+    if reasons is None:
+        reasons = v.made["alt.reasons"] = {}
+    reason = reasons.get((p.reason, p.precision))
+    if reason is None:
+        spec = _ALTS.get(p.reason or "") or f"alt.{p.reason}:precision"
+        reason = reasons[p.reason, p.precision] = v.fill[spec](((p.precision or "").upper(),))
     if p.decode_tok_s:
         return f"{base}: {reason} {v.fill['alt.decode:tok']((v.nums[0][p.decode_tok_s],))}"
     return f"{base}: {reason}"
@@ -131,11 +160,14 @@ def memory_lines(v: Voice, a: Answer) -> list[str]:
     if rows is None:
         rows = v.made["mem.rows"] = memory_fills(v.cat)[v.table_lang]
     gb, fill = v.gbs, v.fill
-    lines = [
-        rows[k] % gb[mem[k]] if k in rows else memory_line(v, k, mem[k])
-        for k in _MEMORY_PARTS
-        if k in mem
-    ]
+    orders = v.made.get("mem.orders")  # by the breakdown's keys: its parts in order, each row
+    if orders is None:
+        orders = v.made["mem.orders"] = {}
+    keys = tuple(mem)
+    shown = orders.get(keys)
+    if shown is None:
+        shown = orders[keys] = tuple((k, rows.get(k)) for k in _MEMORY_PARTS if k in mem)
+    lines = [row % gb[mem[k]] if row is not None else memory_line(v, k, mem[k]) for k, row in shown]
     lines.append(fill["mem.total:gb"]((gb[mem.get("total", 0)],)))
     if a.quick_rule_gb is not None:
         lines.append(fill["mem.quick_rule:gb"]((gb[a.quick_rule_gb],)))
