@@ -24,11 +24,6 @@ from engine.text.notes import note as _note
 from engine.text.voice import render_text, voice_of
 from engine.understand import Query
 
-# The share of a Mac's unified memory its GPU may wire by default: Metal's
-# recommendedMaxWorkingSetSize, about three quarters (47-49 GB of 64 GB, 11.8 GB of 16 GB in
-# llama.cpp and llmfit reports); `sysctl iogpu.wired_limit_mb` raises it.
-MAC_GPU_SHARE = 0.75
-
 
 class Builder:
     """Builds one answer: what was asked, the conversation so far, and the notes collected.
@@ -349,33 +344,6 @@ class Builder:
                 )
             if card.link_gbps and card.link_gbps < 200 and not self.layer_split(req):
                 self.caveat("slow_link", link=self.num(card.link_gbps))
-
-    def unified_note(
-        self, vram_gb: float, need_gb: float | None = None, card: bool = False
-    ) -> None:
-        """A Mac lets its GPU wire only part of the unified memory by default (Metal's
-        recommendedMaxWorkingSetSize, about three quarters): said, and said first when the
-        need is past that share. The verdict stays on the whole amount, as asked. Nothing
-        when the question named no Mac, or the hardware is a card (``card``)."""
-        if not self.q.unified or card:
-            return
-        usable = vram_gb * MAC_GPU_SHARE
-        over = need_gb is not None and usable < need_gb <= vram_gb
-        code = "mac_gpu_share_over" if over else "mac_gpu_share"
-        self.caveat(code, usable=self.gb(usable), vram=self.gb(vram_gb))
-
-    def hourly_note(self, card: str, count: int, monthly_usd: float) -> None:
-        """ "Per hour?": what the monthly price comes to an hour; nothing when it was not asked.
-        We rent by the week or month, never by the hour (the provider's terms)."""
-        if not self.q.wants_hourly:
-            return
-        prov = self.cat.fleet.provider
-        hw = card if count == 1 else f"{count}× {card}"
-        hour, month = (
-            self.voice.usds[monthly_usd / prov.hours_per_month],
-            self.voice.usds[monthly_usd],
-        )
-        self.caveat("per_hour", hw=hw, hour=hour, month=month, days=prov.min_term_days)
 
     def tight_note(self, headroom_gb: float, count: int, task: str) -> None:
         """Under 5 GB left: a training run grows with the sequence and batch, not with users."""

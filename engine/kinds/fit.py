@@ -11,6 +11,7 @@ from engine.kinds.base import Builder
 from engine.kinds.combos import training_changes
 from engine.kinds.ladder import Hardware, Rung
 from engine.kinds.sizing import training_notes
+from engine.kinds.terms import hourly_note, unified_note
 from engine.limits import MAX_BATCH, MAX_CONTEXT_TOKENS
 from engine.recommend import Workload, is_tight, recommend, set_price
 from engine.sizing import max_batch, max_context_tokens
@@ -159,14 +160,14 @@ def fit(b: Builder, req: Request) -> Answer:
             b.caveat(f"why.{f.reason}", card=f.card, count=f.count, heads=heads, min=least)
     pick, nodes = recommend(b.cat, w)
     if fits and fits[0].monthly_usd is not None:  # "per hour?": the asked set's price
-        b.hourly_note(fits[0].card, fits[0].count, fits[0].monthly_usd)
+        hourly_note(b, fits[0].card, fits[0].count, fits[0].monthly_usd)
     elif fits and fits[0].rental is not None:
         r = fits[0].rental
-        b.hourly_note(r.card, r.count, r.monthly_usd)
+        hourly_note(b, r.card, r.count, r.monthly_usd)
     if fits:  # a Mac's memory: the GPU's share of it, against what the answer offers on it
         f0 = fits[0]
         shown = bd.total if f0.fits or f0.best is None else f0.best.total_gb
-        b.unified_note(f0.vram_gb or 0.0, shown, f0.card in b.cat.card_by_name)
+        unified_note(b, f0.vram_gb or 0.0, shown, f0.card in b.cat.card_by_name)
     b.model_notes(req)
     training_notes(b, req)
     first = fits[0] if fits else None

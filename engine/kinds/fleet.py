@@ -12,6 +12,7 @@ from engine.answer_types import Answer, BudgetOption, Fit, Section
 from engine.catalog import Catalog
 from engine.catalog_cache import per_catalog
 from engine.kinds.base import Builder
+from engine.kinds.terms import unified_note
 from engine.limits import DEFAULT_CONTEXT
 from engine.models import Card, ModelSpec
 from engine.recommend import (
@@ -181,7 +182,7 @@ def what_fits(b: Builder) -> Answer:
     """The biggest models the asked hardware holds, at the best precision, with that
     hardware's own price (when we rent it) and speed; a set we do not rent still holds them."""
     card, count, label, cap = _asked_hardware(b)
-    b.unified_note(cap, card=card is not None)  # a Mac's memory: the GPU's share of it
+    unified_note(b, cap, card=card is not None)  # a Mac's memory: the GPU's share of it
     coding = wants_code(b.q.text.lower())
     price = set_price(b.cat, card, count)[2] if card is not None else 0.0  # the same every row
     allowed: dict[tuple[bool, int], bool] = {}

@@ -6,6 +6,7 @@ from engine.alternatives import recommend_with_alternatives
 from engine.answer_types import Answer, Pick, Request, new_answer
 from engine.kinds import ladder
 from engine.kinds.base import Builder
+from engine.kinds.terms import hourly_note
 from engine.kinds.within import cheapest, cheapest_of_all, within_budget
 from engine.recommend import (
     Workload,
@@ -59,7 +60,7 @@ def sizing(b: Builder, req: Request) -> Answer:
                 floor = None  # a lighter setup that costs no less: the one asked is said
     shown = within if within is not None else pick
     if shown is not None:
-        b.hourly_note(shown.card, shown.count, shown.monthly_usd)
+        hourly_note(b, shown.card, shown.count, shown.monthly_usd)
     answer = new_answer(
         {
             "kind": "sizing",

@@ -1,0 +1,36 @@
+"""Notes on the terms of the hardware asked about: how much of a Mac's memory its GPU may use,
+and what a monthly price comes to an hour."""
+
+from __future__ import annotations
+
+from engine.kinds.base import Builder
+
+# The share of a Mac's unified memory its GPU may wire by default: Metal's
+# recommendedMaxWorkingSetSize, about three quarters (47-49 GB of 64 GB, 11.8 GB of 16 GB in
+# llama.cpp and llmfit reports); `sysctl iogpu.wired_limit_mb` raises it.
+MAC_GPU_SHARE = 0.75
+
+
+def unified_note(
+    b: Builder, vram_gb: float, need_gb: float | None = None, card: bool = False
+) -> None:
+    """A Mac lets its GPU wire only part of the unified memory by default: said, and said
+    first when the need is past that share. The verdict stays on the whole amount, as asked.
+    Nothing when the question named no Mac, or the hardware is a card (``card``)."""
+    if not b.q.unified or card:
+        return
+    usable = vram_gb * MAC_GPU_SHARE
+    over = need_gb is not None and usable < need_gb <= vram_gb
+    code = "mac_gpu_share_over" if over else "mac_gpu_share"
+    b.caveat(code, usable=b.gb(usable), vram=b.gb(vram_gb))
+
+
+def hourly_note(b: Builder, card: str, count: int, monthly_usd: float) -> None:
+    """ "Per hour?": what the monthly price comes to an hour; nothing when it was not asked.
+    We rent by the week or month, never by the hour (the provider's terms)."""
+    if not b.q.wants_hourly:
+        return
+    prov = b.cat.fleet.provider
+    hw = card if count == 1 else f"{count}× {card}"
+    hour, month = b.voice.usds[monthly_usd / prov.hours_per_month], b.voice.usds[monthly_usd]
+    b.caveat("per_hour", hw=hw, hour=hour, month=month, days=prov.min_term_days)
