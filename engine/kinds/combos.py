@@ -140,11 +140,7 @@ def _with_fp8_cache(
         if kvd == req.kv_dtype:
             continue
         if kvd not in sums:
-            kv = kv_cache_gb(m, b.cat.kv_by_name[kvd].bytes, req.context_tokens, req.batch)
-            extra = 0.0
-            if hw.count > 1 and (hw.card is not None or hw.owned is not None):
-                extra = kv_extra_gb(kv, hw.count, None if m.mla else m.kv_heads, bool(m.mla))
-            sums[kvd] = kv, extra
+            sums[kvd] = cache_sums(b, hw, req, kvd)
         kv, extra = sums[kvd]
         total = g.weights + kv + OVERHEAD_GB
         room = hw.vram_gb - total - extra * hw.count
@@ -154,6 +150,18 @@ def _with_fp8_cache(
                 "precision_kv", req, g.precision, ctx, batch, hw.count, total, room, None, kvd
             )
     return None
+
+
+def cache_sums(b: Builder, hw: Hardware, req: Request, kv_dtype: str) -> tuple[float, float]:
+    """(the request's KV cache in ``kv_dtype``, GB; the part of it a set copies to each card
+    beyond its share): ``room_on``'s cache terms for another cache type."""
+    m = req.model
+    assert m is not None
+    kv = kv_cache_gb(m, b.cat.kv_by_name[kv_dtype].bytes, req.context_tokens, req.batch)
+    extra = 0.0
+    if hw.count > 1 and (hw.card is not None or hw.owned is not None):
+        extra = kv_extra_gb(kv, hw.count, None if m.mla else m.kv_heads, bool(m.mla))
+    return kv, extra
 
 
 def cache_runs(kv_dtype: str, gguf: bool) -> bool:

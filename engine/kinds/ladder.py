@@ -11,7 +11,7 @@ from engine import native
 from engine.answer_types import FitChange, FitOption, ModelRef, Request
 from engine.frozen import as_float as _float
 from engine.kinds.base import Builder
-from engine.kinds.combos import fit_change, precision_and_limit, small_cache
+from engine.kinds.combos import cache_sums, fit_change, precision_and_limit, small_cache
 from engine.kinds.hardware import (
     Hardware,
     capacity_hardware,
@@ -28,7 +28,7 @@ from engine.recommend import (
     kv_extra_gb,
     stream_bandwidth_gbps,
 )
-from engine.sizing import OVERHEAD_GB, kv_cache_gb
+from engine.sizing import OVERHEAD_GB
 
 __all__ = [  # the hardware helpers and the limit searches are reached through this module too
     "CTX_STEP",
@@ -278,12 +278,8 @@ def changes(
     if req.kv_dtype != small and asked_at is not None:  # the cache's type does not matter
         # whether req with an 8-bit cache fits: its breakdown differs in the cache part only
         # (weights + kv_cache_gb + overhead, the order ``Breakdown.total`` sums them in)
-        m = req.model
-        kv = kv_cache_gb(m, b.cat.kv_by_name[small].bytes, req.context_tokens, req.batch)
+        kv, extra = cache_sums(b, hw, req, small)  # and room_on's copied cache
         total = p.weights + kv + OVERHEAD_GB
-        extra = 0.0  # room_on's copied cache
-        if hw.count > 1 and (hw.card is not None or hw.owned is not None):
-            extra = kv_extra_gb(kv, hw.count, None if m.mla else m.kv_heads, bool(m.mla))
         room = hw.vram_gb - total - extra * hw.count
         if room >= 0:
             ctx, batch = req.context_tokens, req.batch

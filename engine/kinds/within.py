@@ -10,6 +10,7 @@ from engine.kinds.base import Builder
 from engine.kinds.combos import LIGHTER
 from engine.kinds.ladder import LEAD_STEP
 from engine.kinds.rungs import rung_request, rungs
+from engine.models import Task
 from engine.recommend import cheapest_holding_set, make_pick, recommend
 from engine.sizing import LORA_BASE_PRECISION
 
@@ -42,45 +43,34 @@ def within_budget(b: Builder, req: Request, budget_usd: float) -> Pick | None:
             if r.precision != req.precision and b.breakdown(r).total <= asked  # INT8 for FP8
         ]
     else:
-        later = [
-            req.model_copy(
-                update={"task": t, "precision": LORA_BASE_PRECISION[t], "weight_parts": None}
-            )
-            for t in LIGHTER.get(req.task, ())
-        ]
+        later = [_method(req, t) for t in LIGHTER.get(req.task, ())]
     found: Pick | None = None
     for r in later:
-        pick = cheapest(b, r)
+        pick = cheapest(b, r)  # its reason: the task it runs
         if pick is None or pick.monthly_usd > budget_usd:
             continue
         if found is None:
-            found = pick.model_copy(update={"reason": r.task})  # the task it runs
+            found = pick
             if not pick.tight or r.task != "inference":
                 return found
         elif (pick.need_gb or 0.0) < (found.need_gb or 0.0) * LEAD_STEP:
             break  # no cliff to a much smaller format for the room
         elif not pick.tight:  # a step lighter with real room, as a fit's lead does
-            return pick.model_copy(update={"reason": r.task})
+            return pick
     return found
+
+
+def _method(req: Request, task: Task) -> Request:
+    """``req`` trained with a lighter method, at that method's base precision."""
+    return req.model_copy(
+        update={"task": task, "precision": LORA_BASE_PRECISION[task], "weight_parts": None}
+    )
 
 
 def cheapest_of_all(b: Builder, req: Request) -> Pick | None:
     """The cheapest rental of the lightest setup: what the budget would have to reach."""
     if req.task == "inference":
         table = rungs(b, req)
-        if not table:
-            return None
-        pick = cheapest(b, rung_request(b, req, table[-1]))
-        return pick.model_copy(update={"reason": req.task}) if pick is not None else None
+        return cheapest(b, rung_request(b, req, table[-1])) if table else None
     tasks = LIGHTER.get(req.task, ())
-    if not tasks:
-        return None
-    r = req.model_copy(
-        update={
-            "task": tasks[-1],
-            "precision": LORA_BASE_PRECISION[tasks[-1]],
-            "weight_parts": None,
-        }
-    )
-    pick = cheapest(b, r)
-    return pick.model_copy(update={"reason": r.task}) if pick is not None else None
+    return cheapest(b, _method(req, tasks[-1])) if tasks else None
