@@ -211,7 +211,8 @@ def _numbers(words: frozenset[str]) -> set[str]:
 # A Mac is plain unified memory ("128 GB mac", "mac studio 192gb"): the word is hardware, never
 # part of a model name; the amount said beside it is the capacity.
 MAC = lazy(
-    r"(?<![\w.])(?:apple\s+)?(?:(?:mac(?:book(?:\s*pro|\s*air)?|\s*studio|\s*mini|\s*pro)?|imac)"
+    r"(?<![\w.])(?:m[1-5](?:\s*(?:pro|max|ultra))?\s+)?(?:apple\s+)?"  # "m2 macbook air"
+    r"(?:(?:mac(?:book(?:\s*pro|\s*air)?|\s*studio|\s*mini|\s*pro)?|imac)"
     r"(?:\s+m[1-5](?:\s*(?:pro|max|ultra))?)?|m[1-5]\s*(?:pro|max|ultra))(?![\w.])",
     re.IGNORECASE,
 )

@@ -939,3 +939,13 @@ def test_a_mac_says_its_gpu_gets_part_of_the_memory(cat: Catalog, text: str, cod
 def test_plain_memory_that_is_not_a_mac_has_no_such_note(cat: Catalog) -> None:
     a = ask("70b int4 in 48gb", catalog=cat)
     assert not [c for c in a.caveats if c.code.startswith("mac_")]
+
+
+@pytest.mark.parametrize(
+    "text", ["gemma 3 4b on my m2 macbook air 16gb", "qwen2.5 14b na m4 mac mini 24gb"]
+)
+def test_a_chip_said_before_the_mac_is_part_of_the_mac(cat: Catalog, text: str) -> None:
+    """ "m2 macbook air": the chip is hardware, not a model word."""
+    a = ask(text, catalog=cat)
+    assert a.kind == "fit" and a.request is not None and a.request.model is not None
+    assert any(c.code.startswith("mac_gpu_share") for c in a.caveats)
