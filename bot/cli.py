@@ -5,22 +5,21 @@ loading the engine at all."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.tables import human_tokens, parse_tokens, table
+from bot.cli_common import FORMATS, cache_dir, catalog_for, env_data_dir, format_answer, t
+from bot.listings import cmd_cards, cmd_models
+from bot.tables import parse_tokens
 from bot.terminal import present, setup_readline
 
 if TYPE_CHECKING:  # the engine and the settings stack load only for the commands that need them
     from bot.settings import Settings
     from engine import Answer, Catalog, Context
 
-FORMATS = ("text", "markdown", "json")
 NOT_UNDERSTOOD = ("help", "clarify", "error")  # `vram ask` exits 1 for these
 
 
@@ -45,47 +44,6 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
-def t(catalog: Catalog, lang: str, key: str, **params: Any) -> str:
-    from engine import t as lookup
-
-    return lookup(catalog, lang, key, **params)
-
-
-def cache_dir(args: argparse.Namespace | None = None) -> Path | None:
-    """Where the validated catalog is cached: ``--cache-dir``, else VRAMCHAT_CACHE_DIR, else
-    $XDG_CACHE_HOME/vramchat or ~/.cache/vramchat (:func:`bot.paths.cache_dir`);
-    ``--no-cache`` turns it off (every start then validates the data files in full)."""
-    from bot.paths import cache_dir as resolve
-
-    if args is not None and getattr(args, "no_cache", False):
-        return None
-    return resolve(getattr(args, "cache_dir", None) if args is not None else None)
-
-
-def _catalog(args: argparse.Namespace) -> Catalog:
-    from engine import load_catalog
-
-    data_dir = args.data_dir or _env_data_dir()
-    return load_catalog(data_dir, args.price_book, cache_dir=cache_dir(args))
-
-
-def _env_data_dir() -> str | None:
-    """VRAMCHAT_DATA_DIR, read without loading the settings stack (keeps ``vram ask`` quick)."""
-    return os.environ.get("VRAMCHAT_DATA_DIR") or None
-
-
-def format_answer(answer: Answer, catalog: Catalog, fmt: str, explain: bool = False) -> str:
-    if fmt == "json":
-        return json.dumps(answer.to_json(), ensure_ascii=False, indent=2)
-    if fmt == "markdown":
-        from bot.render.markdown import format_markdown
-
-        return format_markdown(answer, catalog, math=explain)
-    from bot.render.text import format_text
-
-    return format_text(answer, catalog, math=explain)
-
-
 def _ask(text: str, lang: str | None, cat: Catalog, previous: Context | None = None) -> Answer:
     """One question, with the same log line the bots write (shown at VRAMCHAT_LOG_LEVEL=INFO)."""
     from engine import ask
@@ -108,7 +66,7 @@ def _ask(text: str, lang: str | None, cat: Catalog, previous: Context | None = N
 
 def cmd_ask(args: argparse.Namespace) -> int:
     """One answer; exit status 1 when the question was not understood (help/clarify/error)."""
-    cat = _catalog(args)
+    cat = catalog_for(args)
     answer = _ask(" ".join(args.query), args.lang, cat)
     print(present(format_answer(answer, cat, args.format, args.explain), args.format))
     return 1 if answer.kind in NOT_UNDERSTOOD else 0
@@ -118,7 +76,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     """Interactive session: the assistant with no platform, follow-ups included."""
     from engine import context_of
 
-    cat = _catalog(args)
+    cat = catalog_for(args)
     prev: Context | None = None
     interactive = sys.stdin.isatty()
     save = setup_readline() if interactive else (lambda: None)
@@ -143,76 +101,11 @@ def cmd_chat(args: argparse.Namespace) -> int:
         save()
 
 
-def cmd_cards(args: argparse.Namespace) -> int:
-    """The fleet as an aligned table (the engine's own rows and header), filtered by VRAM."""
-    cat = _catalog(args)
-    from engine import ask
-
-    answer = ask("gpus", args.lang, catalog=cat)
-    lang = answer.lang
-    if args.format != "text":
-        print(format_answer(answer, cat, args.format))
-        return 0
-    section = answer.sections[0]
-    rows = [
-        (info, line.split(" · "))
-        for info, line in zip(answer.cards, section.lines, strict=True)
-        if args.min_vram is None or info.vram_gb >= args.min_vram
-    ]
-    if not rows:
-        print(t(cat, lang, "cli.cards.none", gb=f"{args.min_vram:g}"))
-        return 1
-    header = section.title.split(" · ")
-    print(answer.headline)
-    print()
-    print(table(header, [cells for _, cells in rows], set(range(1, len(header) - 1))))
-    print()
-    print(t(cat, lang, "render.prices_as_of", date=answer.prices_as_of))
-    return 0
-
-
-def cmd_models(args: argparse.Namespace) -> int:
-    """Known models as a table: a name filter, and size or context bounds."""
-    cat = _catalog(args)
-    lang = args.lang or "en"
-    needle = " ".join(args.search).lower()
-    rows = [
-        m
-        for m in cat.models
-        if (not needle or needle in m.name.lower() or any(needle in a.lower() for a in m.aliases))
-        and (args.min_params is None or m.params_b >= args.min_params)
-        and (args.max_params is None or m.params_b <= args.max_params)
-        and (args.min_context is None or m.max_context_tokens >= args.min_context)
-    ]
-    if args.format == "json":
-        print(json.dumps([m.model_dump(mode="json") for m in rows], indent=2))
-        return 0 if rows else 1
-    if not rows:
-        print(t(cat, lang, "cli.models.none"))
-        return 1
-    header = t(cat, lang, "cli.models.columns").split("|")
-    body = [
-        [
-            m.name,
-            f"{m.params_b:g}B",
-            f"{m.active_params_b:g}B" if m.active_params_b else "-",
-            str(m.layers),
-            str(m.attention_heads),
-            str(m.kv_heads),
-            str(m.head_dim),
-            human_tokens(m.max_context_tokens),
-        ]
-        for m in rows
-    ]
-    print(table(header, body, set(range(1, len(header)))))
-    return 0
-
-
 def cmd_check_data(args: argparse.Namespace) -> int:
     """Always the full validation with pydantic: never read from (or written to) the cache."""
     from engine import load_catalog
 
-    cat = load_catalog(args.data_dir or _env_data_dir())
+    cat = load_catalog(args.data_dir or env_data_dir())
     for book in cat.price_books:
         cat.with_price_book(book)
     print(
@@ -231,7 +124,7 @@ def cmd_cache_build(args: argparse.Namespace) -> int:
     if where is None:
         print("vram: cache-build needs a cache folder (not --no-cache)", file=sys.stderr)
         return 1
-    data_dir = args.data_dir or _env_data_dir()
+    data_dir = args.data_dir or env_data_dir()
     full = load_catalog(data_dir)  # the full validation first, with its precise messages
     for book in dict.fromkeys([full.price_book, *full.price_books]):
         load_catalog(data_dir, book, cache_dir=where)

@@ -18,8 +18,6 @@ from typing import Final, TypeVar
 from telegram import (
     CallbackQuery,
     InlineKeyboardMarkup,
-    InlineQueryResultArticle,
-    InputTextMessageContent,
     Message,
     MessageEntity,
     Update,
@@ -34,8 +32,6 @@ from bot.logs import REQUEST_ID
 from bot.memo import ButtonMemo, Memos, alternative_options, candidate_options
 from bot.render.common import Links
 from bot.render.telegram import (
-    MAX_ALT_BUTTONS,
-    alt_label,
     examples_keyboard,
     faq_keyboard,
     format_faq_topics,
@@ -44,15 +40,14 @@ from bot.render.telegram import (
     format_notice,
     keyboard,
     parse_callback,
-    pick_summary,
     shorten,
 )
 from bot.telegram.base import PLATFORM, Ctx, message_key
+from bot.telegram.inline import INLINE_CACHE_S, answer_inline
 from engine import Answer, Catalog, Context, RequestOptions, context_of, pick_lang, t
 
 __all__ = ["INLINE_CACHE_S", "TYPING_AFTER_S", "TelegramHandlers"]
 
-INLINE_CACHE_S: Final = 30
 #: An answer slower than this shows "typing…" while the person waits; quicker ones do not.
 TYPING_AFTER_S: Final = 0.5
 
@@ -68,17 +63,6 @@ def _argument(text: str | None) -> str:
     """Everything after '/command' (or '/command@bot'), spacing kept."""
     parts = (text or "").split(maxsplit=1)
     return parts[1].strip() if len(parts) > 1 else ""
-
-
-def _article(
-    result_id: str, title: str, body_html: str, description: str | None = None
-) -> InlineQueryResultArticle:
-    return InlineQueryResultArticle(
-        id=result_id,
-        title=shorten(title, 100) or "…",
-        input_message_content=InputTextMessageContent(body_html, parse_mode=ParseMode.HTML),
-        description=shorten(description, 200) if description else None,
-    )
 
 
 # --------------------------------------------------------------------------- handlers
@@ -349,50 +333,8 @@ class TelegramHandlers:
 
     async def inline(self, update: Update, context: Ctx) -> None:
         """``@bot 70b int4 128k`` in any chat: the answer plus up to two alternatives."""
-        query = update.inline_query
-        if query is None:
-            return
-        text = " ".join(query.query.split())
-        if not text:
-            await query.answer([], cache_time=INLINE_CACHE_S)
-            return
-        user = query.from_user
-        result = await self.desk.answer(
-            text,
-            platform=PLATFORM,
-            user_key=str(user.id),
-            locale=user.language_code,
-            remember=False,
-        )
-        if isinstance(result, Limited):
-            notice = self._limited(result)
-            await query.answer(
-                [_article("limited", notice, format_notice(notice))], cache_time=0, is_personal=True
-            )
-            return
-        cat = self.catalog
-        articles = [
-            _article(
-                "answer",
-                result.headline or text,
-                format_html(result, cat),
-                pick_summary(result, cat),
-            )
-        ]
-        ctx = context_of(result)
-        for n, pick in enumerate(result.alternatives[:MAX_ALT_BUTTONS] if ctx else []):
-            fit = await self.desk.answer(
-                "",
-                platform=PLATFORM,
-                lang=result.lang,
-                previous=ctx,
-                remember=False,
-                options=alternative_options(pick),
-            )
-            if isinstance(fit, Answer):
-                label = alt_label(pick, cat, result.lang)
-                articles.append(_article(f"alt{n}", label, format_html(fit, cat), fit.headline))
-        await query.answer(articles, cache_time=INLINE_CACHE_S, is_personal=True)
+        if update.inline_query is not None:
+            await answer_inline(self.desk, update.inline_query, self._limited)
 
     # -- errors
 

@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from bot.cli import human_tokens, main, parse_tokens
+from bot.cli import main
+from bot.tables import human_tokens, parse_tokens
 from bot.terminal import colourise, present, wrap
 from engine import load_catalog
 
