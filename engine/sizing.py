@@ -87,7 +87,7 @@ def mixed_weights_gb(
     return experts * experts_bpp + embeddings * embeddings_bpp + rest * dense_bpp
 
 
-def _grow_layers(model: ModelRef) -> tuple[int, int]:
+def grow_layers(model: ModelRef) -> tuple[int, int]:
     """(full-attention layers, sliding-window layers): the ones whose cache grows with context.
 
     Linear-attention, Mamba, shared-KV and state-free layers add no per-token cache.
@@ -104,9 +104,9 @@ def kv_bytes_per_token(
 
     MLA caches one compressed latent (plus the RoPE key) per layer; sliding-window layers stop
     growing once the window is full, so their share depends on the context length; only layers
-    whose cache grows with context count (see ``_grow_layers``).
+    whose cache grows with context count (see ``grow_layers``).
     """
-    lt = model.layer_types  # _grow_layers, inlined: this runs for every probe of a search
+    lt = model.layer_types  # grow_layers, inlined: this runs for every probe of a search
     if lt is not None:
         full, sliding = lt.full, lt.sliding
     else:

@@ -5,7 +5,7 @@ shape came from.
 from __future__ import annotations
 
 from engine import native
-from engine.answer_types import Answer
+from engine.answer_types import Answer, ModelRef
 from engine.sizing import (
     ADAPTER_BYTES,
     ADAPTER_FRACTION,
@@ -15,7 +15,10 @@ from engine.sizing import (
     LORA_BASE_BYTES,
     QUICK_RULE_MARGIN,
     full_ft_bytes_per_param,
+    grow_layers,
+    recurrent_state_bytes,
 )
+from engine.text.labels import QUICK_RULE_SHORT
 from engine.text.notes import model_texts
 from engine.text.voice import Voice
 
@@ -56,14 +59,16 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
                     (m.layers, mla.kv_lora_rank, mla.qk_rope_head_dim, kvb, ctx, batch, kv_gb)
                 )
             )
+        elif _grouped(m, req.context_tokens):
+            lines.append(_kv_groups(v, m, req.context_tokens, kvb, batch, kv_gb))
         else:
             lines.append(
                 fill["math.kv:two,layers,kv_heads,head_dim,bytes,ctx,batch,gb"](
                     (KV_K_AND_V, m.layers, m.kv_heads, m.head_dim, kvb, ctx, batch, kv_gb)
                 )
             )
-        if mla is None and m.sliding_layers and m.sliding_window:
-            lines.append(mt.window or mt.make_window())
+            if m.sliding_layers and m.sliding_window:
+                lines.append(mt.window or mt.make_window())
         per_token = a.kv_bytes_per_token
         if per_token is not None:
             mb = n2[per_token / 1e6]
@@ -72,8 +77,9 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
         lines.append(fill["math.total:gb"]((total,)))
         if a.quick_rule_gb is not None:
             bpp = n4[cat.precision_by_name[req.precision].bytes_per_param]
+            low = mem["total"] > a.quick_rule_gb * QUICK_RULE_SHORT
             lines.append(
-                fill["math.quick_rule:params,bpp,margin,gb"](
+                fill[f"math.quick_rule{'_low' if low else ''}:params,bpp,margin,gb"](
                     (params, bpp, n1[QUICK_RULE_MARGIN], n2[a.quick_rule_gb])
                 )
             )
@@ -121,3 +127,58 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
         units = v.made["math.units"] = fill["math.units:gb"]((n0[GB],))
     lines.append(units)
     return lines
+
+
+def _grouped(m: ModelRef, ctx: int) -> bool:
+    """Whether one "× layers" product would misstate the cache: layers of other kinds (fixed
+    state, shared caches, another KV shape), or windowed layers capped below the context."""
+    if m.layer_types is not None or m.full_attention is not None:
+        return True
+    return bool(m.sliding_layers and m.sliding_window and ctx > m.sliding_window)
+
+
+def _kv_groups(v: Voice, m: ModelRef, ctx: int, kvb: str, batch: int, kv_gb: str) -> str:
+    """The cache as a sum over the layers that keep one: full-attention layers hold the whole
+    context, windowed ones at most their window; a recurrent state is added per sequence."""
+    n0 = v.nums[0]
+    full, sliding = grow_layers(m)
+    shape = m.full_attention
+    terms = []
+    if full:
+        heads, dim = (
+            (shape.kv_heads, shape.head_dim) if shape is not None else (m.kv_heads, m.head_dim)
+        )
+        terms.append(
+            v.t(
+                "math.kv_term_full",
+                layers=full,
+                two=KV_K_AND_V,
+                kv_heads=heads,
+                head_dim=dim,
+                ctx=n0[ctx],
+            )
+        )
+    if sliding:
+        window = min(ctx, m.sliding_window or ctx)
+        terms.append(
+            v.t(
+                "math.kv_term_window",
+                layers=sliding,
+                two=KV_K_AND_V,
+                kv_heads=m.kv_heads,
+                head_dim=m.head_dim,
+                window=n0[window],
+            )
+        )
+    joined = " + ".join(terms) or "0"
+    state = recurrent_state_bytes(m)
+    if state:
+        return v.t(
+            "math.kv_groups_state",
+            terms=joined,
+            bytes=kvb,
+            state=v.num(state / 1e6, 1),
+            batch=batch,
+            gb=kv_gb,
+        )
+    return v.t("math.kv_groups", terms=joined, bytes=kvb, batch=batch, gb=kv_gb)

@@ -106,6 +106,9 @@ def alt_line(v: Voice, p: Pick) -> str:
 
 
 _FIELD = lazy(r"(?<!%)(?:%%)*%\((\w+)\)s")  # the names a %-template fills
+#: The full sum above the quick rule by more than this: the rule's 20% margin (a moderate
+#: context's cache) falls short, and the line says so rather than stand as a second answer.
+QUICK_RULE_SHORT = 1.1
 _MEMORY_PARTS = (
     "weights",
     "kv_cache",
@@ -169,8 +172,12 @@ def memory_lines(v: Voice, a: Answer) -> list[str]:
         shown = orders[keys] = tuple((k, rows.get(k)) for k in _MEMORY_PARTS if k in mem)
     lines = [row % gb[mem[k]] if row is not None else memory_line(v, k, mem[k]) for k, row in shown]
     lines.append(fill["mem.total:gb"]((gb[mem.get("total", 0)],)))
-    if a.quick_rule_gb is not None:
-        lines.append(fill["mem.quick_rule:gb"]((gb[a.quick_rule_gb],)))
+    quick = a.quick_rule_gb
+    if quick is not None:
+        # the rule's 20% is a moderate context's cache: past it, say the rule falls short
+        low = mem.get("total", 0) > quick * QUICK_RULE_SHORT
+        spec = "mem.quick_rule_low:gb" if low else "mem.quick_rule:gb"
+        lines.append(fill[spec]((gb[quick],)))
     return lines
 
 
