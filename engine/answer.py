@@ -20,6 +20,7 @@ from engine.kinds.fit import fit, limit
 from engine.kinds.fleet import budget, card, cards, what_fits
 from engine.kinds.sizing import sizing
 from engine.kinds.talk import clarify, faq, faq_index, help_answer, invalid_option
+from engine.kinds.within import named_set_note
 from engine.lazyre import lazy
 from engine.models import Lang
 from engine.recommend import set_allowed, set_headroom_gb
@@ -288,6 +289,8 @@ def _dispatch(b: Builder) -> Answer:
         b.assume(model_note[0], **model_note[1])
     if q.wants_limit and (q.cards or q.owned or q.vram_gb or b.prev_set()):
         return limit(b, req)
+    if q.budget_usd is not None and q.cards and req.task == "inference":
+        return sizing(b, named_set_note(b, req, q.budget_usd))  # the budget, and the set
     if ((q.cards or q.owned or q.vram_gb) and req.task == "inference") or q.wants_fit:
         return fit(b, req)
     if (q.cards or q.owned) and req.task != "inference":

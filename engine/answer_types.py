@@ -109,6 +109,8 @@ class BudgetOption(_Out):
     rent_card: str | None = None
     rent_count: int | None = None
     released: str | None = None
+    context_tokens: int = 8192  # what the need is sized at: the context and users asked
+    batch: int = 1
 
 
 class FitOption(_Out):

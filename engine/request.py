@@ -26,7 +26,6 @@ from engine.limits import (
 from engine.models import Task
 from engine.refs import model_ref, typical_ref
 from engine.sizing import FT_SEQ_TOKENS, LORA_BASE_PRECISION
-from engine.text.voice import ctx_label
 from engine.understand import CardAsk, Query
 from engine.understand.catalog_words import catalog_words
 from engine.understand.config_paste import DEFAULTS
@@ -212,19 +211,20 @@ def build_request(b: Builder) -> tuple[Request, ModelNote | None] | None:
     ctx = q.context_tokens or (
         base.context_tokens if base and (base.task != "inference") == training_task else None
     )
+    batch = q.batch or (base.batch if base else None)
+    if training_task and ctx is None:
+        b.assume_fixed("ft_defaults", seq=b.num(FT_SEQ_TOKENS))
+    elif not training_task:
+        b.assume_defaults(ctx is not None, batch is not None)
     if ctx is None:
         ctx = default_ctx
-        if training_task:
-            b.assume_fixed("ft_defaults", seq=b.num(FT_SEQ_TOKENS))
-        else:
-            b.assume_fixed("default_context", ctx=_DEFAULT_CTX)
     # clamp_context and clamp_batch, written out: the counts are ints already (else int())
     ctx = ctx if ctx.__class__ is int else int(ctx)
     if ctx > MAX_CONTEXT_TOKENS:
         ctx = MAX_CONTEXT_TOKENS
     elif ctx < 1:
         ctx = 1
-    batch = q.batch or (base.batch if base else None) or DEFAULT_BATCH
+    batch = batch or DEFAULT_BATCH
     batch = batch if batch.__class__ is int else int(batch)
     if batch > MAX_BATCH:
         batch = MAX_BATCH
@@ -257,4 +257,3 @@ def build_request(b: Builder) -> tuple[Request, ModelNote | None] | None:
 
 
 _new = object.__new__
-_DEFAULT_CTX = ctx_label(DEFAULT_CONTEXT)  # the default context's label, in every language

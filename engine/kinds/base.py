@@ -10,6 +10,7 @@ from typing import Any
 from engine import native
 from engine.answer_types import Answer, Context, ModelRef, Note, Pick, Request
 from engine.catalog import Catalog
+from engine.limits import DEFAULT_CONTEXT
 from engine.models import Card, Lang
 from engine.recommend import Workload, recommend
 from engine.sizing import (
@@ -21,7 +22,7 @@ from engine.sizing import (
 )
 from engine.text.notes import ModelTexts, model_texts, precision_notes
 from engine.text.notes import note as _note
-from engine.text.voice import render_text, voice_of
+from engine.text.voice import ctx_label, render_text, voice_of
 from engine.understand import Query
 
 
@@ -112,12 +113,21 @@ class Builder:
                 return
         self.caveats.append(self.fixed_note(code, "caveat." + code, **params))
 
-    def assume_fixed(self, code: str, **params: Any) -> None:
-        """``assume`` for values that never change within a language (``fixed_note``)."""
+    def assume_fixed(self, code: str, key: str | None = None, **params: Any) -> None:
+        """``assume`` for values that never change within a language (``fixed_note``);
+        ``key`` picks another wording for the same code."""
         for n in self.assumptions:
             if n.code == code:
                 return
-        self.assumptions.append(self.fixed_note(code, "assume." + code, **params))
+        self.assumptions.append(self.fixed_note(code, key or "assume." + code, **params))
+
+    def assume_defaults(self, context_said: bool, users_said: bool) -> None:
+        """Say only what was really assumed: the default context, one user, or both."""
+        if not context_said:
+            key = "assume.default_context" if not users_said else "assume.default_context_only"
+            self.assume_fixed("default_context", key, ctx=ctx_label(DEFAULT_CONTEXT))
+        elif not users_said:
+            self.assume_fixed("default_users")
 
     def finish(self, answer: Answer) -> Answer:
         """Attach notes and the plain text every platform can fall back to."""

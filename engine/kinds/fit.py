@@ -262,7 +262,7 @@ def limit(b: Builder, req: Request) -> Answer:
     b.model_notes(inf)
     if hw.fp8:  # the hardware runs FP8: the cards left out elsewhere do not matter here
         b.caveats = [n for n in b.caveats if n.code != "fp8_cards"]
-    b.assumptions = [n for n in b.assumptions if n.code != "default_context"]
+    b.assumptions = [n for n in b.assumptions if n.code not in ("default_context", "default_users")]
     kv8 = inf.model_copy(update={"kv_dtype": "fp8"})
     users_kv8 = ladder.max_users(b, hw, kv8) if mb and inf.kv_dtype != "fp8" else None
     named = hw.card.name if hw.card is not None and b.q.cards else None

@@ -13,7 +13,7 @@ from engine.catalog import Catalog
 from engine.catalog_cache import per_catalog
 from engine.kinds.base import Builder
 from engine.kinds.terms import unified_note
-from engine.limits import DEFAULT_CONTEXT
+from engine.limits import DEFAULT_CONTEXT, MAX_BATCH, MAX_CONTEXT_TOKENS
 from engine.models import Card, ModelSpec
 from engine.recommend import (
     Workload,
@@ -25,13 +25,12 @@ from engine.recommend import (
 )
 from engine.refs import card_info, model_ref
 from engine.sizing import inference, mixed_weights_gb
-from engine.text.blocks import describe
-from engine.text.voice import ctx_label
+from engine.text.blocks import budget_blocks, describe
 from engine.understand.asks import wants_code
 
 
 class ServingRow(BudgetOption):
-    """One (model, precision) at the default context, with its cheapest card; per catalog."""
+    """One (model, precision) at a context and a user count, with its cheapest card."""
 
     nominal_b: float
     released_rank: int
@@ -44,24 +43,41 @@ class ServingRow(BudgetOption):
 CURRENT_MONTHS = 18  # models released this long before the newest count as current
 
 
-@lru_cache(maxsize=8)
-def serving_table(cat: Catalog) -> tuple[ServingRow, ...]:
-    """Every catalog model served at BF16, FP8 and INT4 (8k, batch 1): computed once."""
+Shape = tuple[int, int, str]  # context tokens, users at once, KV cache dtype
+DEFAULT_SHAPE: Shape = (DEFAULT_CONTEXT, 1, "fp16")
+
+
+@lru_cache(maxsize=32)
+def serving_table(cat: Catalog, shape: Shape = DEFAULT_SHAPE) -> tuple[ServingRow, ...]:
+    """Every catalog model served at BF16, FP8 and INT4 at ``shape`` (8k and one user unless
+    asked): computed once per shape. A model whose own maximum is below an asked context
+    longer than the default is left out: it cannot serve it."""
+    ctx, batch, kv = shape
+    kvb = cat.kv_by_name[kv].bytes
     rows: list[ServingRow] = []
     order = {m.id: i for i, m in enumerate(sorted(cat.models, key=lambda m: m.released))}
     for m in cat.models:
+        if ctx > max(m.max_context_tokens, DEFAULT_CONTEXT):
+            continue
         ref = model_ref(m)
         shipped = _as_shipped(cat, m)
+        # a release named for its precision ("GLM-4.7 FP8") is listed in that one only: in
+        # another it is the base model's row, and "GLM-4.7 FP8 in INT4" reads as a contradiction
+        last = m.name.rsplit(" ", 1)[-1].lower()
+        named = last if last in cat.precision_by_name else None
         for prec in ("shipped", "bf16", "fp8", "int4"):
             as_released = prec == "shipped"
             if as_released:
                 if shipped is None:
                     continue
                 prec, weights, read = shipped
-                need = inference(ref, 0, 2.0, DEFAULT_CONTEXT, 1, weights).total
+            if named is not None and prec != named:
+                continue
+            if as_released:
+                need = inference(ref, 0, kvb, ctx, batch, weights).total
             else:
                 p = cat.precision_by_name[prec]
-                need = inference(ref, p.bytes_per_param, 2.0, DEFAULT_CONTEXT, 1).total
+                need = inference(ref, p.bytes_per_param, kvb, ctx, batch).total
                 read = (m.active_params_b or m.params_b) * p.bytes_per_param
                 if shipped is not None and need >= rows[-1].need_gb:
                     continue  # above the release's own bytes: an upcast, never an upgrade
@@ -87,6 +103,8 @@ def serving_table(cat: Catalog) -> tuple[ServingRow, ...]:
                     read_gb=read,
                     code="code" in m.tasks,
                     shipped=as_released,
+                    context_tokens=ctx,
+                    batch=batch,
                 )
             )
     return tuple(rows)
@@ -126,10 +144,11 @@ def budget(b: Builder) -> Answer:
     """The biggest models the monthly budget can serve, each at its best precision."""
     assert b.q.budget_usd is not None
     limit_usd = b.q.budget_usd
+    shape = asked_shape(b)
     coding = wants_code(b.q.text.lower())  # "for coding": code models only
 
     def firsts() -> Iterator[tuple[ServingRow, dict[str, Any] | None]]:
-        for rows in by_rank(b.cat):  # each model's first row within the budget
+        for rows in by_rank(b.cat, shape):  # each model's first row within the budget
             for r in rows:
                 if coding and not r.code:
                     break
@@ -146,18 +165,19 @@ def budget(b: Builder) -> Answer:
                     )
                     break
 
-    b.assume("default_context", ctx=ctx_label(DEFAULT_CONTEXT))
+    b.assume_defaults(b.q.context_tokens is not None, b.q.batch is not None)
     if coding:
         b.assume("coding_only")
     answer = Answer(kind="budget", budget=best_per_size(b, firsts()), budget_usd=limit_usd)
-    return b.finish(describe(b.voice, answer))
+    answer.__dict__.update(budget_blocks(b.voice, answer, shape[:2]))
+    return b.finish(answer)
 
 
 def cheapest_set(cat: Catalog, r: ServingRow) -> tuple[str, int, float, float | None] | None:
     """(card, count, price, decode ceiling) of the cheapest set of any size that serves the
     row, single cards included; None when none does. Per catalog and row, made once."""
     memo = _sets_by_row(cat)
-    key = (r.model_id, r.precision)
+    key = (r.model_id, r.precision, r.need_gb)
     if key in memo:
         return memo[key]
     needs_fp8 = cat.precision_by_name[r.precision].needs_fp8
@@ -174,7 +194,7 @@ def cheapest_set(cat: Catalog, r: ServingRow) -> tuple[str, int, float, float | 
 @per_catalog
 def _sets_by_row(
     cat: Catalog,
-) -> dict[tuple[str, str], tuple[str, int, float, float | None] | None]:
+) -> dict[tuple[str, str, float], tuple[str, int, float, float | None] | None]:
     return {}
 
 
@@ -182,6 +202,7 @@ def what_fits(b: Builder) -> Answer:
     """The biggest models the asked hardware holds, at the best precision, with that
     hardware's own price (when we rent it) and speed; a set we do not rent still holds them."""
     card, count, label, cap = _asked_hardware(b)
+    shape = asked_shape(b)
     unified_note(b, cap, card=card is not None)  # a Mac's memory: the GPU's share of it
     coding = wants_code(b.q.text.lower())
     price = set_price(b.cat, card, count)[2] if card is not None else 0.0  # the same every row
@@ -218,7 +239,7 @@ def what_fits(b: Builder) -> Answer:
         return upd
 
     def firsts() -> Iterator[tuple[ServingRow, dict[str, Any] | None]]:
-        for rows in by_rank(b.cat):  # each model's first row the hardware holds
+        for rows in by_rank(b.cat, shape):  # each model's first row the hardware holds
             for r in rows:
                 if r.need_gb > cap or (coding and not r.code):
                     continue
@@ -227,7 +248,7 @@ def what_fits(b: Builder) -> Answer:
                     yield r, upd
                     break
 
-    b.assume("default_context", ctx=ctx_label(DEFAULT_CONTEXT))
+    b.assume_defaults(b.q.context_tokens is not None, b.q.batch is not None)
     if coding:
         b.assume("coding_only")
     listed = best_per_size(b, firsts())  # a model that fits is listed: nothing fits if none
@@ -238,7 +259,9 @@ def what_fits(b: Builder) -> Answer:
             card=label, count=count, fits=bool(listed), headroom_gb=0.0, tight=False, vram_gb=cap
         ),
     )
-    return b.finish(describe(b.voice, answer))
+    said = b.q.context_tokens is not None or b.q.batch is not None
+    answer.__dict__.update(budget_blocks(b.voice, answer, shape[:2] if said else None))
+    return b.finish(answer)
 
 
 def _asked_hardware(b: Builder) -> tuple[Card | None, int, str, float]:
@@ -258,15 +281,22 @@ def _asked_hardware(b: Builder) -> tuple[Card | None, int, str, float]:
     return None, 1, f"{b.num(q.vram_gb, 1)} GB", q.vram_gb
 
 
-@lru_cache(maxsize=8)
-def by_rank(cat: Catalog) -> tuple[tuple[ServingRow, ...], ...]:
+def asked_shape(b: Builder) -> Shape:
+    """The context, users and KV cache a list is sized at: as asked, else 8k and one user."""
+    q = b.q
+    ctx = min(max(q.context_tokens or DEFAULT_CONTEXT, 1), MAX_CONTEXT_TOKENS)
+    return ctx, min(max(q.batch or 1, 1), MAX_BATCH), q.kv_dtype or "fp16"
+
+
+@lru_cache(maxsize=32)
+def by_rank(cat: Catalog, shape: Shape = DEFAULT_SHAPE) -> tuple[tuple[ServingRow, ...], ...]:
     """The serving table's rows model by model (highest precision first), the models in the
     order the capacity and budget lists rank them: current models first, then by size; a
     size's newest base model first; distilled derivatives only when nothing else. The key ends
     in the model's own release rank, so no two models tie (a price never breaks a tie)."""
     cutoff = current_cutoff(cat)
     groups: dict[str, list[ServingRow]] = {}
-    for r in serving_table(cat):
+    for r in serving_table(cat, shape):
         groups.setdefault(r.model_id, []).append(r)
     ranked = sorted(
         groups.values(),

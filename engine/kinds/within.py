@@ -11,7 +11,14 @@ from engine.kinds.combos import LIGHTER
 from engine.kinds.ladder import LEAD_STEP
 from engine.kinds.rungs import rung_request, rungs
 from engine.models import Task
-from engine.recommend import cheapest_holding_set, make_pick, recommend
+from engine.recommend import (
+    cheapest_holding_set,
+    make_pick,
+    recommend,
+    set_allowed,
+    set_headroom_gb,
+    set_price,
+)
 from engine.sizing import LORA_BASE_PRECISION
 
 
@@ -74,3 +81,27 @@ def cheapest_of_all(b: Builder, req: Request) -> Pick | None:
         return cheapest(b, rung_request(b, req, table[-1])) if table else None
     tasks = LIGHTER.get(req.task, ())
     return cheapest(b, _method(req, tasks[-1])) if tasks else None
+
+
+def named_set_note(b: Builder, req: Request, budget_usd: float) -> Request:
+    """A budget asked with a card set named too ("my buddy says we need 4 h100s"): the
+    budget is what is answered, and the named set is judged against it in a note of its own.
+    Returns the request without the set, for the budget's answer."""
+    if req.card is None:
+        return req
+    card = b.cat.card_by_name[req.card]
+    count = req.count or card.min_count
+    need = b.breakdown(req).total
+    w = b.workload(req, need)
+    hw = card.name if count == 1 else f"{count}× {card.name}"
+    params = {"hw": hw, "total": b.gb(need), "vram": b.gb(card.vram_gb * count)}
+    if set_headroom_gb(card, count, w) < 0 or set_allowed(card, count, w) == "no_fp8":
+        b.caveat("named_set_short", **params)
+    else:
+        price = set_price(b.cat, card, count)[2]
+        code = "named_set_within"
+        if price > budget_usd:  # "you do not need it" only when a cheaper set holds it
+            low = cheapest(b, req)
+            code = "named_set_over" if low and low.monthly_usd < price else "named_set_dear"
+        b.caveat(code, price=b.usd(price), budget=b.usd(budget_usd), **params)
+    return req.model_copy(update={"card": None, "count": None})

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.answer_types import Answer, BudgetOption, Pick, Request
+from engine.limits import DEFAULT_CONTEXT
 from engine.recommend import set_price
 from engine.text.formulas import math_lines
 from engine.text.labels import (
@@ -18,7 +19,7 @@ from engine.text.labels import (
     pick_line,
     request_label,
 )
-from engine.text.voice import Voice, section
+from engine.text.voice import Voice, ctx_label, section
 
 
 def describe(v: Voice, a: Answer) -> Answer:
@@ -167,10 +168,27 @@ def _cards_blocks(v: Voice, a: Answer) -> dict[str, Any]:
 
 
 def _budget_blocks(v: Voice, a: Answer) -> dict[str, Any]:
+    return budget_blocks(v, a)
+
+
+def users_label(v: Voice, batch: int) -> str:
+    return v.t("label.users_one") if batch == 1 else v.t("label.users", n=batch)
+
+
+def budget_blocks(v: Voice, a: Answer, asked: tuple[int, int] | None = None) -> dict[str, Any]:
+    """A budget's or a card's list. A budget leads with what it gets: its best model at the
+    context and users it was sized at; a card's list says them when they were ``asked``
+    (context tokens, users)."""
+    ctx, batch = asked or (DEFAULT_CONTEXT, 1)
+    users = users_label(v, batch)
+    said = asked is not None
     if a.kind == "capacity":
         lines = [capacity_row(v, o) for o in a.budget]
-        if not lines:
-            lines = [v.t("capacity.none", vram=v.gbs[a.fit.vram_gb or 0] if a.fit else "?")]
+        vram = v.gbs[a.fit.vram_gb or 0] if a.fit else "?"
+        if not lines and said:
+            lines = [v.t("capacity.none_at", vram=vram, ctx=ctx_label(ctx), users=users)]
+        elif not lines:
+            lines = [v.t("capacity.none", vram=vram)]
     else:
         lines = [
             v.t(
@@ -185,14 +203,32 @@ def _budget_blocks(v: Voice, a: Answer) -> dict[str, Any]:
         ]
     if not lines:
         lines = [v.t("budget.none")]
+    title = ""
     if a.kind == "capacity" and a.fit is not None:
         key = "headline.capacity_vram" if a.fit.card.endswith(" GB") else "headline.capacity"
-        headline = v.t(key, card=a.fit.card, vram=v.gbs[a.fit.vram_gb or 0])
+        params: dict[str, Any] = {"card": a.fit.card, "vram": v.gbs[a.fit.vram_gb or 0]}
+        if said:
+            key, params = key + "_at", {**params, "ctx": ctx_label(ctx), "users": users}
+        headline = v.t(key, **params)
+    elif a.budget:
+        title = v.t("headline.budget", budget=v.usds[a.budget_usd or 0])
+        o = a.budget[0]
+        headline = v.t(
+            "headline.budget_best",
+            budget=v.usds[a.budget_usd or 0],
+            model=o.model,
+            prec=o.precision.upper(),
+            ctx=ctx_label(ctx),
+            users=users,
+            need=v.gbs[o.need_gb],
+            card=o.card if o.count == 1 else f"{o.count}× {o.card}",
+            price=v.usds[o.monthly_usd],
+        )
     else:
         headline = v.t("headline.budget", budget=v.usds[a.budget_usd or 0])
     return {
         "headline": headline,
-        "sections": [section("", lines)],
+        "sections": [section(title, lines)],
     }
 
 

@@ -29,6 +29,8 @@ from engine.understand.patterns import (
     CONTEXT_KM,
     CONTEXT_TOKENS,
     CONTEXT_WORD,
+    GROUP,
+    GROUP_HINTS,
     SHAPE_WORDS,
     SIZE,
     USER_NUMBERS,
@@ -87,6 +89,9 @@ def read_numbers(  # noqa: C901 (one list of gated slots)
         s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
     elif flags & HAS_BATCH and (m := BATCH_IN_WORDS.search(s)):  # "two users"
         q.batch = USER_NUMBERS[m.group(1) or m.group(2)]
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
+    elif any(w in s for w in GROUP_HINTS) and (m := GROUP.search(s)):  # "me and 4 friends"
+        q.batch = int(m.group(1)) + 1 if m.group(1) else int(m.group(2))
         s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
 
     if "g" in s and (m := VRAM_GB.search(s)):  # every form ends in "gb", "gib" or "g"
