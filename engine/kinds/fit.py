@@ -10,6 +10,7 @@ from engine.kinds import ladder
 from engine.kinds.base import Builder
 from engine.kinds.combos import training_changes
 from engine.kinds.ladder import Hardware, Rung
+from engine.kinds.rig import adjust, rig_cards, rig_of
 from engine.kinds.sizing import training_notes
 from engine.kinds.terms import hourly_note, unified_note
 from engine.limits import MAX_BATCH, MAX_CONTEXT_TOKENS
@@ -150,8 +151,11 @@ def fit(b: Builder, req: Request) -> Answer:
     assert req.model is not None
     bd = b.breakdown(req)
     w = b.workload(req, bd.total)
-    hws = targets(b, req)
+    mine = rig_of(b)  # the person's own different cards, as one (engine/kinds/rig.py)
+    hws = [mine.hw] if mine is not None else targets(b, req)
     fits = [fit_on(b, hw, req, w) for hw in hws]
+    if mine is not None:
+        fits = [adjust(b, mine, req, fits[0])]
     for f in fits:
         if f.reason:
             card = b.cat.card_by_name.get(f.card)
@@ -202,6 +206,7 @@ def fit(b: Builder, req: Request) -> Answer:
             "fit": first,
             "fits": fits,
             "kv_bytes_per_token": b.kv_per_token(req),
+            "rig": rig_cards(b, mine, req, fits[0]) if mine is not None else [],
         }
     )
     return b.finish(describe_fit(b.voice, answer))
