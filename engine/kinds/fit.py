@@ -4,6 +4,8 @@ would make it fit) and limit (the longest context or most users it holds).
 
 from __future__ import annotations
 
+import re
+
 from engine.answer_types import Answer, Fit, Limit, LimitOption, Pick, Request, new_answer
 from engine.frozen import as_float as _float
 from engine.kinds import ladder
@@ -139,12 +141,22 @@ def fit_on(b: Builder, hw: Hardware, req: Request, w: Workload) -> Fit:
     d["rental"] = rental
     d["interconnect"] = card.interconnect if card is not None else None
     d["link_gbps"] = card.link_gbps if card is not None else None
+    if card is not None and card.bridge_gbps and hw.count == 2 and bridge_said(b.q.text):
+        d["interconnect"], d["link_gbps"] = BRIDGE, card.bridge_gbps  # "my 3090s with NVLink"
     d["decode_kv_tok_s"] = dec_kv
     d["precision"] = req.precision
     return f
 
 
 _new = object.__new__
+BRIDGE = "NVLink bridge (pairs)"  # a bridge the person says their pair has
+_NO_BRIDGE = re.compile(r"(?:without|\bno|\bbez|ไม่มี)\s*(?:an?\s+|the\s+)?nvlink")
+
+
+def bridge_said(text: str) -> bool:
+    """ "my two 3090s with NVLink": the pair has its bridge ("without NVLink": it has not)."""
+    low = text.lower()
+    return "nvlink" in low and _NO_BRIDGE.search(low) is None
 
 
 def fit(b: Builder, req: Request) -> Answer:
@@ -214,6 +226,8 @@ def fit(b: Builder, req: Request) -> Answer:
 
 def limit_hardware(b: Builder) -> Hardware | None:
     q = b.q
+    if (mine := rig_of(b)) is not None:  # a person's rig of different cards: one pool
+        return mine.hw
     if q.cards:
         return ladder.card_hardware(b.cat.card_by_name[q.cards[0].name], q.cards[0].count)
     if q.owned:

@@ -38,19 +38,35 @@ class Rig(NamedTuple):
     hw: Hardware  # the pool: one amount of memory, its card count for the tight rule
 
 
+def _part(b: Builder, name: str, count: int) -> Part | None:
+    c = b.cat.card_by_name.get(name) or b.cat.owned_by_name.get(name)
+    return None if c is None else Part(c.name, count, c.vram_gb, c.bandwidth_gbps, c.fp8)
+
+
+def _said_before(b: Builder) -> list[Part | None]:
+    """The rig a follow-up that names no hardware refines: read back from the last answer's
+    label ("2× RTX 3090 + RTX 3060 12GB"), the one name a conversation keeps of it."""
+    q, prev = b.q, b.prev
+    if q.cards or q.owned or q.vram_gb or prev is None or " + " not in (prev.pick_card or ""):
+        return []
+    out: list[Part | None] = []
+    for said in (prev.pick_card or "").split(" + "):
+        n, x, name = said.partition("× ")
+        count, name = (int(n), name) if x and n.isdigit() else (1, said)
+        out.append(_part(b, name, count))
+    return out
+
+
 def rig_of(b: Builder) -> Rig | None:
-    """The rig the message names (None: not one, or fewer than two cards)."""
+    """The rig the message names, or the one a follow-up refines (None: not one)."""
     q = b.q
-    if not q.rig:
-        return None
-    parts: list[Part] = []
-    for ask in q.cards:
-        c = b.cat.card_by_name[ask.name]
-        parts.append(Part(c.name, ask.count or 1, c.vram_gb, c.bandwidth_gbps, c.fp8))
-    for ask in q.owned:
-        o = b.cat.owned_by_name[ask.name]
-        parts.append(Part(o.name, ask.count or 1, o.vram_gb, o.bandwidth_gbps, o.fp8))
-    if len(parts) < 2:
+    if q.rig:
+        asks = [*q.cards, *q.owned]
+        found = [_part(b, ask.name, ask.count or 1) for ask in asks]
+    else:
+        found = _said_before(b)
+    parts = [p for p in found if p is not None]
+    if len(parts) < 2 or len(parts) < len(found):
         return None
     parts.sort(key=lambda p: -p.vram_gb)
     label = " + ".join(p.name if p.count == 1 else f"{p.count}× {p.name}" for p in parts)

@@ -113,7 +113,7 @@ def headline(v: Voice, a: Answer) -> str:
         )
         return text + roomier(v, f)
     lowest = f.options[-1] if f.options else None
-    plain = f.card not in v.cat.card_by_name and f.card not in v.cat.owned_by_name
+    plain = f.card not in v.cat.card_by_name and f.card not in v.cat.owned_by_name and not a.rig
     two = two_slot_lead(f.changes)
     # asked at the lowest rung already: "even INT4 needs" would repeat the question's own
     # number; with a change of two slots, that change is said instead
