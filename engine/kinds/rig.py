@@ -27,7 +27,7 @@ class Part(NamedTuple):
     """One kind of card in the rig and how many of it."""
 
     name: str
-    count: int
+    count: int  # type: ignore[assignment]  # the field shadows tuple.count, never called
     vram_gb: float
     bandwidth_gbps: float
     fp8: bool
@@ -83,15 +83,15 @@ def _cards(rig: Rig) -> list[Part]:
 
 def split(rig: Rig, total: float, layers: int) -> tuple[list[int], list[float]]:
     """Whole layers per card in proportion to memory (each to the card with the largest share
-    of its memory still free) and the room each card has left; the overhead is shared in
-    proportion to memory too."""
+    of its memory still free, among those that still hold a layer) and the room each card has
+    left; the overhead is shared in proportion to memory too."""
     cards = _cards(rig)
     pool = rig.hw.vram_gb
     per = max(total - OVERHEAD_GB, 0.0) / layers
     room = [c.vram_gb - OVERHEAD_GB * c.vram_gb / pool for c in cards]
     held = [0] * len(cards)
     for _ in range(layers):
-        i = max(range(len(room)), key=lambda j: room[j] / cards[j].vram_gb)
+        i = max(range(len(room)), key=lambda j: (room[j] >= per, room[j] / cards[j].vram_gb))
         room[i] -= per
         held[i] += 1
     return held, room
@@ -109,7 +109,9 @@ def room_gb(rig: Rig, total: float, layers: int) -> float:
 def decode(rig: Rig, g: Rung, layers: int) -> tuple[float, float | None]:
     """(ceiling, lower ceiling with the KV read) for one stream: the cards take their turns."""
     held, _ = split(rig, g.total, layers)
-    seconds_per_gb = sum(n / layers / c.bandwidth_gbps for n, c in zip(held, _cards(rig)))
+    seconds_per_gb = sum(
+        n / layers / c.bandwidth_gbps for n, c in zip(held, _cards(rig), strict=True)
+    )
     tok = 1 / (seconds_per_gb * g.read)
     kv = 1 / (seconds_per_gb * (g.read + g.kv)) if g.kv > KV_READ_SHARE * g.read else None
     return tok, kv
@@ -139,24 +141,8 @@ def adjust(b: Builder, rig: Rig, req: Request, f: Fit) -> Fit:
     if best is not None and not best.fits:  # the pool held it, one card does not
         best = next((o for o in f.options if o.fits), None)
         d["best"] = best
-    p = probe(b, rig.hw, req)
-    steps = context_cap(req) // CTX_STEP
-
-    def held(ctx: int, batch: int, weights: float | None = None) -> bool:
-        return room_gb(rig, p.room_at(ctx, batch, weights)[0], layers) >= 0
-
-    mctx, users = f.max_context_tokens or 0, f.max_batch or 0
-    while mctx > 0 and not held(mctx, req.batch):
-        mctx -= CTX_STEP
-    while users > 0 and not held(req.context_tokens, users):
-        users -= 1
-    d["max_context_tokens"], d["max_batch"] = mctx, users
-    if best is not None and not (f.fits and best is asked):
-        g = table[best.precision]
-        bctx = p.longest(req.batch, steps, g.weights) * CTX_STEP
-        while bctx > 0 and not held(bctx, req.batch, g.weights):
-            bctx -= CTX_STEP
-        best.__dict__["max_context_tokens"] = bctx
+    g = table[best.precision] if best is not None and not (f.fits and best is asked) else None
+    _limits(b, rig, req, f, g)
     d["changes"] = [c for c in f.changes if room_gb(rig, c.total_gb, layers) >= 0]
     for c in d["changes"]:
         c.__dict__["headroom_gb"] = room_gb(rig, c.total_gb, layers)
@@ -166,6 +152,30 @@ def adjust(b: Builder, rig: Rig, req: Request, f: Fit) -> Fit:
     if shown is not None:
         d["decode_tok_s"], d["decode_kv_tok_s"] = decode(rig, table[shown.precision], layers)
     return f
+
+
+def _limits(b: Builder, rig: Rig, req: Request, f: Fit, g: Rung | None) -> None:
+    """The pool's longest context and most users, stepped down until each card holds its
+    share; and the best rung's context (``g``: that rung, None when it is the asked one)."""
+    assert req.model is not None
+    layers = req.model.layers
+    p = probe(b, rig.hw, req)
+
+    def held(ctx: int, batch: int, weights: float | None = None) -> bool:
+        return room_gb(rig, p.room_at(ctx, batch, weights)[0], layers) >= 0
+
+    d = f.__dict__
+    mctx, users = f.max_context_tokens or 0, f.max_batch or 0
+    while mctx > 0 and not held(mctx, req.batch):
+        mctx -= CTX_STEP
+    while users > 0 and not held(req.context_tokens, users):
+        users -= 1
+    d["max_context_tokens"], d["max_batch"] = mctx, users
+    if g is not None and f.best is not None:
+        bctx = p.longest(req.batch, context_cap(req) // CTX_STEP, g.weights) * CTX_STEP
+        while bctx > 0 and not held(bctx, req.batch, g.weights):
+            bctx -= CTX_STEP
+        f.best.__dict__["max_context_tokens"] = bctx
 
 
 def rig_cards(b: Builder, rig: Rig, req: Request, f: Fit) -> list[RigCard]:
