@@ -182,6 +182,18 @@ class Fit(_Out):
     precision: str | None = None
 
 
+class RigCard(_Out):
+    """One kind of card in a person's own rig of different cards, run as one (split by
+    layers): ``layers`` and ``used_gb`` are what these cards hold of the option shown."""
+
+    card: str
+    count: int
+    vram_gb: float  # one card's
+    bandwidth_gbps: float  # one card's
+    layers: int = 0
+    used_gb: float = 0.0
+
+
 class CardInfo(_Out):
     name: str
     vram_gb: float
@@ -273,6 +285,7 @@ class Answer(_Out):
     within_budget: Pick | None = None
     budget_floor: Pick | None = None
     budget_asked: Pick | None = None  # the cheapest rental of the setup as asked, sets included
+    rig: list[RigCard] = field(default_factory=list)  # kind "fit": the person's cards, as one
 
     def to_json(self) -> dict[str, Any]:
         """The public JSON contract (keys are only ever added, never renamed)."""

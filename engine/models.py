@@ -74,6 +74,7 @@ class Card(_Data):
     stock_free: int | None = None
     caveats: list[str]
     hourly_usd: float | None = None
+    bridge_gbps: float | None = None  # an optional NVLink bridge a pair may add, when stated
 
     @property
     def usd_per_gb_month(self) -> float:

@@ -234,6 +234,8 @@ def _fit_verdict(cat: Catalog, lang: str, fit: Fit) -> str:
                     batch=two.batch,
                     room=room,
                 )
+    if " + " in fit.card and fit.count == 1:  # a person's rig of different cards: its name
+        first = first.replace(f"1× {fit.card}", fit.card)
     return first
 
 

@@ -4,12 +4,15 @@ would make it fit) and limit (the longest context or most users it holds).
 
 from __future__ import annotations
 
+import re
+
 from engine.answer_types import Answer, Fit, Limit, LimitOption, Pick, Request, new_answer
 from engine.frozen import as_float as _float
 from engine.kinds import ladder
 from engine.kinds.base import Builder
 from engine.kinds.combos import training_changes
 from engine.kinds.ladder import Hardware, Rung
+from engine.kinds.rig import adjust, rig_cards, rig_of
 from engine.kinds.sizing import training_notes
 from engine.kinds.terms import hourly_note, unified_note
 from engine.limits import MAX_BATCH, MAX_CONTEXT_TOKENS
@@ -138,20 +141,33 @@ def fit_on(b: Builder, hw: Hardware, req: Request, w: Workload) -> Fit:
     d["rental"] = rental
     d["interconnect"] = card.interconnect if card is not None else None
     d["link_gbps"] = card.link_gbps if card is not None else None
+    if card is not None and card.bridge_gbps and hw.count == 2 and bridge_said(b.q.text):
+        d["interconnect"], d["link_gbps"] = BRIDGE, card.bridge_gbps  # "my 3090s with NVLink"
     d["decode_kv_tok_s"] = dec_kv
     d["precision"] = req.precision
     return f
 
 
 _new = object.__new__
+BRIDGE = "NVLink bridge (pairs)"  # a bridge the person says their pair has
+_NO_BRIDGE = re.compile(r"(?:without|\bno|\bbez|ไม่มี)\s*(?:an?\s+|the\s+)?nvlink")
+
+
+def bridge_said(text: str) -> bool:
+    """ "my two 3090s with NVLink": the pair has its bridge ("without NVLink": it has not)."""
+    low = text.lower()
+    return "nvlink" in low and _NO_BRIDGE.search(low) is None
 
 
 def fit(b: Builder, req: Request) -> Answer:
     assert req.model is not None
     bd = b.breakdown(req)
     w = b.workload(req, bd.total)
-    hws = targets(b, req)
+    mine = rig_of(b)  # the person's own different cards, as one (engine/kinds/rig.py)
+    hws = [mine.hw] if mine is not None else targets(b, req)
     fits = [fit_on(b, hw, req, w) for hw in hws]
+    if mine is not None:
+        fits = [adjust(b, mine, req, fits[0])]
     for f in fits:
         if f.reason:
             card = b.cat.card_by_name.get(f.card)
@@ -202,6 +218,7 @@ def fit(b: Builder, req: Request) -> Answer:
             "fit": first,
             "fits": fits,
             "kv_bytes_per_token": b.kv_per_token(req),
+            "rig": rig_cards(b, mine, req, fits[0]) if mine is not None else [],
         }
     )
     return b.finish(describe_fit(b.voice, answer))
@@ -209,6 +226,8 @@ def fit(b: Builder, req: Request) -> Answer:
 
 def limit_hardware(b: Builder) -> Hardware | None:
     q = b.q
+    if (mine := rig_of(b)) is not None:  # a person's rig of different cards: one pool
+        return mine.hw
     if q.cards:
         return ladder.card_hardware(b.cat.card_by_name[q.cards[0].name], q.cards[0].count)
     if q.owned:

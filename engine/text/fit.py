@@ -8,6 +8,7 @@ from engine.recommend import NODE_CARDS, set_price
 from engine.text.formulas import math_lines
 from engine.text.labels import alternatives_section, fit_line, memory_lines, pick_line
 from engine.text.labels import request_label as _request_label
+from engine.text.rig import rig_lines, rig_speed
 from engine.text.voice import Voice, ctx_label, section
 
 
@@ -112,7 +113,7 @@ def headline(v: Voice, a: Answer) -> str:
         )
         return text + roomier(v, f)
     lowest = f.options[-1] if f.options else None
-    plain = f.card not in v.cat.card_by_name and f.card not in v.cat.owned_by_name
+    plain = f.card not in v.cat.card_by_name and f.card not in v.cat.owned_by_name and not a.rig
     two = two_slot_lead(f.changes)
     # asked at the lowest rung already: "even INT4 needs" would repeat the question's own
     # number; with a change of two slots, that change is said instead
@@ -318,7 +319,7 @@ def describe_fit(v: Voice, a: Answer) -> Answer:
     req, f = a.request, a.fit
     assert req is not None
     fill, const = v.fill, v.const
-    fit_lines = [fit_line(v, x) for x in a.fits]
+    fit_lines = [fit_line(v, x) for x in a.fits] + rig_lines(v, a)  # a rig: its cards
     if f is not None:
         if f.offered is False or f.rental is not None or f.card in v.cat.owned_by_name:
             fit_lines += owned_lines(v, f, req)
@@ -329,7 +330,8 @@ def describe_fit(v: Voice, a: Answer) -> Answer:
                     fit_lines.append(limits_line(v, x, req, several))
         if f.decode_tok_s:
             assert req.model is not None
-            fit_lines += speed_lines(v, f, req.model.attention_heads)
+            heads = req.model.attention_heads
+            fit_lines += rig_speed(v, f) if a.rig else speed_lines(v, f, heads)
     sections = [section(const["section.fit"], fit_lines)]
     if f is not None and f.changes:
         lines = [change_line(v, c, f, req) for c in f.changes]

@@ -88,6 +88,7 @@ from engine.understand.patterns import (
     scan,
 )
 from engine.understand.query import CardAsk, Query, new_query
+from engine.understand.rig import joined
 from engine.understand.slots import bound, cut, money, read_numbers, read_shape, size_from
 from engine.understand.stop_words import chat_words
 
@@ -194,13 +195,17 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         q.wants_limit = "batch"
 
     # Cards first: "a40" or "4090" must not be read as sizes or context.
-    pos, seen = 0, 0
+    pos, seen, last = 0, 0, 0
+    gaps: list[str] = []  # the words between each two cards named (rig.joined reads them)
     may_card = digits and bool(flags & HAS_CARD_WORD)  # each card name holds a digit
     while may_card and seen < MAX_MENTIONS and (found := find_card(s, pats, pos)):
         seen += 1
         start, end, alias, n = found
         card, mine = pats.card_of.get(alias) or card_named(catalog, pats, alias)
         count = (COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)) if n else None
+        if card is not None or mine is not None:
+            gaps.append(s[last:start])
+            last = start
         if card is None:
             if mine is None:
                 pos = start + 1
@@ -218,6 +223,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             q.cards.append(CardAsk(card.name, count, several))
         s = s[:start] + " " + s[end:]
         pos = start
+    q.rig = len(q.cards) + len(q.owned) > 1 and joined(gaps[1:], plain)
     # a Mac ("mac studio", "m2 ultra"): plain capacity, not a model word
     chip = digits and ("ultra" in s or "max" in s or "pro" in s)  # "m2 ultra", "m3 max"
     if ("mac" in s or chip) and (m := MAC.search(s)):

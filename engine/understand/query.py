@@ -64,6 +64,7 @@ class Query:
     pasted_guessed: tuple[str, ...] = ()  # the paste's keys sized with a default
     shape: dict[str, int] = field(default_factory=dict)  # "80 layers, 8 kv heads" said inline
     alternatives: list[Query] = field(default_factory=list)  # "X vs Y": one query each
+    rig: bool = False  # the cards named are one person's rig together ("my 3090 + 3060")
 
     @property
     def has_subject(self) -> bool:
@@ -100,7 +101,7 @@ def new_query(text: str, truncated: bool, lang: Lang | None) -> Query:
     q.wants_limit = q.invalid = q.other_money = q.pasted = q.config_error = None
     q.task_generic = q.unmatched_model = q.wants_fit = q.wants_what_fits = False
     q.wants_cards = q.wants_card_info = q.wants_help = q.wants_hourly = False
-    q.followup = q.unified = False
+    q.followup = q.unified = q.rig = False
     q.model_score, q.model_words, q.pasted_guessed = 0.0, "", ()
     q.extra_precisions, q.unknown_precisions, q.others = [], [], []
     q.cards, q.owned, q.shape, q.alternatives = [], [], {}, []
