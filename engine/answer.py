@@ -7,6 +7,7 @@ conversation complete it (:mod:`engine.request`), and this module picks the kind
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from functools import lru_cache
@@ -21,8 +22,8 @@ from engine.kinds.fleet import budget, card, cards, what_fits
 from engine.kinds.sizing import sizing
 from engine.kinds.talk import clarify, faq, faq_index, help_answer, invalid_option
 from engine.lazyre import lazy
-from engine.models import Lang
-from engine.recommend import set_allowed, set_headroom_gb
+from engine.models import Card, Lang
+from engine.recommend import Workload, set_allowed, set_headroom_gb
 from engine.request import RequestOptions, apply_options, build_request
 from engine.understand import Query, parse
 from engine.understand.asks import (
@@ -221,12 +222,24 @@ def _several(b: Builder, req: Request) -> Request:
         sizes = sorted({n for n in (card.min_count, *card.set_sizes) if n >= card.min_count})
         ok = [n for n in sizes if set_allowed(card, n, w) is None]
         held = next((n for n in ok if set_headroom_gb(card, n, w) >= 0), None)
+        if w.task != "inference":  # training shards by data parallelism: any count will do
+            least = _least_count(card, w)
+            held = least if least is not None and (held is None or least < held) else held
         if held is None:  # no set we rent holds it: the count the hardware itself needs
             more = (n for n in _HARDWARE_COUNTS if n > sizes[-1])
             held = next((n for n in more if set_headroom_gb(card, n, w) >= 0), None)
         a.count = held if held is not None else max(ok or sizes)
     first = b.q.cards[0]
     return req.model_copy(update={"count": first.count}) if first.name == req.card else req
+
+
+def _least_count(card: Card, w: Workload) -> int | None:
+    """The fewest cards whose memory holds a training run (ZeRO or FSDP shard it over any
+    count; the heads rule is tensor parallelism's), at least the card's own minimum; None
+    past the largest count we size (a cluster quote)."""
+    first = max(card.min_count, math.ceil(w.need_gb / card.vram_gb))
+    last = _HARDWARE_COUNTS[-1]
+    return next((n for n in range(first, last + 1) if set_headroom_gb(card, n, w) >= 0), None)
 
 
 def _dispatch(b: Builder) -> Answer:

@@ -262,6 +262,8 @@ def owned_lines(v: Voice, f: Fit, req: Request) -> list[str]:
         spec = (
             "fit.owned_tp:hw,heads,link,gbps"
             if heads % f.count == 0
+            else "fit.owned_shard:hw,heads,link,gbps"  # training shards over any count
+            if req.task != "inference"
             else "fit.owned_layers:hw,heads,link,gbps"
         )
         link, gbps = v.link(f.interconnect), v.nums[0][f.link_gbps or 0]
