@@ -44,3 +44,40 @@ def test_training_count_is_the_fewest_cards_that_hold_it(
     if first is not None:
         assert first in a.text.splitlines()[0]
     assert "attention heads" not in a.text  # the inference rule is not given as the reason
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "words"),
+    [
+        ("Max context for Llama 3.1 8B on a 4090?", "en", "90% of memory"),
+        ("Qwen3 235B A22B on 4x H100 in FP8, how many users at 32k?", "en", "90% of memory"),
+        ("ile użytkowników llama 3.1 70b int4 na 2x a100 przy 8k?", "pl", "90% pamięci"),
+        ("llama 3.1 8b บน 4090 context ได้สูงสุดเท่าไหร่", "th", "90%"),
+    ],
+)
+def test_limit_is_also_given_at_the_engine_share(
+    cat: Catalog, text: str, lang: str, words: str
+) -> None:
+    """A limit found by filling the memory sits at the edge: the headline also gives it at
+    vLLM's default 90%, which is lower, and the JSON carries both."""
+    a = ask(text, catalog=cat)
+    assert a.kind == "limit" and a.lang == lang and a.limit is not None
+    lim = a.to_json()["limit"]
+    assert lim["engine_batch"] is not None and lim["engine_context_tokens"] is not None
+    assert lim["engine_batch"] <= lim["max_batch"]
+    assert lim["engine_context_tokens"] <= lim["max_context_tokens"]
+    assert words in a.headline
+
+
+def test_limit_numbers_at_the_engine_share(cat: Catalog) -> None:
+    """The tester's figures: 45,318 tokens at 100% and about 27.0k at 90% on a 4090 (the
+    free memory 21.6 - 16.06 - 2 GB over 131,072 bytes a token); 13 users and 8 at 32k."""
+    a = ask("Max context for Llama 3.1 8B on a 4090?", catalog=cat)
+    assert a.limit is not None
+    assert a.limit.max_context_tokens == 45318
+    assert a.limit.engine_context_tokens is not None
+    assert 26_500 < a.limit.engine_context_tokens < 27_500
+    assert f"{a.limit.engine_context_tokens:,}" in a.headline
+    b = ask("Qwen3 235B A22B on 4x H100 in FP8, how many users at 32k?", catalog=cat)
+    assert b.limit is not None and b.limit.max_batch == 13 and b.limit.engine_batch == 8
+    assert b.headline.endswith("8 at vLLM's default 90% of memory")
