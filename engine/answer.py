@@ -31,6 +31,7 @@ from engine.understand.asks import (
     asks_price,
     owns_hardware,
     says_single,
+    short_followup,
     wants_a_model,
     wants_rental,
 )
@@ -78,6 +79,8 @@ def ask(
     ``options`` are values the adapter already has as fields (they win over the text)."""
     cat = catalog or default_catalog()
     q = parse(text or "", cat)
+    if previous is not None and not (q.has_subject or q.cards or q.owned or q.has_modifier):
+        previous = _short_followup(q, previous)
     if q.budget_usd is not None and q.wants_hourly:  # "$1 per hour": the month it comes to
         q.budget_usd *= cat.fleet.provider.hours_per_month  # (a kept budget is monthly)
     if previous is not None and previous.vram_gb and q.vram_gb is None:
@@ -184,6 +187,22 @@ def context_of(answer: Answer) -> Context | None:
         if answer.request.card is None:  # checked against a plain amount, not a card
             vram = fit.vram_gb
     return Context(answer.request, pick, count, vram, answer.budget_usd)
+
+
+def _short_followup(q: Query, prev: Context) -> Context:
+    """ "cheaper?", "why?", "taniej?", "ทำไม" after an answer: "why" answers the same request
+    again (the verdict with its breakdown); "cheaper" the same need with the card dropped, so
+    the fleet's cheapest set that holds it is the pick. Any other message: ``prev`` as is."""
+    said = short_followup(q.text.lower())
+    if said is None:
+        return prev
+    what, lang = said
+    q.followup = True
+    q.lang = q.lang or lang  # type: ignore[assignment]  # one of en, pl, th
+    if what == "why":
+        return prev
+    req = prev.request.model_copy(update={"card": None, "count": None})
+    return Context(req, budget_usd=prev.budget_usd)
 
 
 def _keep_budget(q: Query, budget_usd: float) -> None:

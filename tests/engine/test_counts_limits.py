@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from engine import Catalog, ask, load_catalog
+from engine import Answer, Catalog, ask, context_of, load_catalog
 
 
 @pytest.fixture(scope="module")
@@ -81,3 +81,55 @@ def test_limit_numbers_at_the_engine_share(cat: Catalog) -> None:
     b = ask("Qwen3 235B A22B on 4x H100 in FP8, how many users at 32k?", catalog=cat)
     assert b.limit is not None and b.limit.max_batch == 13 and b.limit.engine_batch == 8
     assert b.headline.endswith("8 at vLLM's default 90% of memory")
+
+
+def _after(cat: Catalog, first: str, then: str) -> tuple[Answer, Answer]:
+    a = ask(first, catalog=cat)
+    ctx = context_of(a)
+    assert ctx is not None
+    return a, ask(then, catalog=cat, previous=ctx)
+
+
+@pytest.mark.parametrize(
+    ("then", "lang"),
+    [
+        ("cheaper?", "en"),
+        ("anything cheaper?", "en"),
+        ("which is cheaper, that or renting?", "en"),
+        ("taniej?", "pl"),
+        ("coś tańszego?", "pl"),
+        ("ถูกกว่านี้มีไหม", "th"),
+    ],
+)
+def test_cheaper_follow_up_gives_the_cheapest_set_for_the_same_need(
+    cat: Catalog, then: str, lang: str
+) -> None:
+    """After a fit on a named set, "cheaper?" sizes the same request on the fleet: the pick
+    holds the same need and costs less than the set asked about."""
+    a, b = _after(cat, "llama 3.1 70b fp16 on h100s", then)
+    assert a.kind == "fit" and a.fit is not None and a.fit.count == 2
+    assert b.kind == "sizing" and b.lang == lang
+    assert b.request is not None and a.request is not None
+    assert b.request.model == a.request.model and b.request.precision == a.request.precision
+    assert b.recommendation is not None
+    assert b.recommendation.monthly_usd < 2 * cat.card_by_name["H100 SXM"].monthly_usd
+    assert b.recommendation.headroom_gb >= 0
+
+
+@pytest.mark.parametrize(
+    ("then", "lang"),
+    [("why?", "en"), ("why so?", "en"), ("dlaczego?", "pl"), ("czemu?", "pl"), ("ทำไม", "th")],
+)
+def test_why_follow_up_gives_the_last_verdict_with_its_breakdown(
+    cat: Catalog, then: str, lang: str
+) -> None:
+    a, b = _after(cat, "does qwen2.5 32b fit on a 4090?", then)
+    assert b.kind == a.kind == "fit" and b.lang == lang
+    assert b.fit is not None and a.fit is not None
+    assert (b.fit.card, b.fit.count, b.fit.fits) == (a.fit.card, a.fit.count, a.fit.fits)
+    assert b.memory_gb == a.memory_gb and b.memory_gb is not None
+    assert "I could not find" not in b.text
+
+
+def test_short_words_without_an_answer_before_stay_a_question_back(cat: Catalog) -> None:
+    assert ask("cheaper?", catalog=cat).kind == "help"
