@@ -133,3 +133,33 @@ def test_why_follow_up_gives_the_last_verdict_with_its_breakdown(
 
 def test_short_words_without_an_answer_before_stay_a_question_back(cat: Catalog) -> None:
     assert ask("cheaper?", catalog=cat).kind == "help"
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "first", "fast"),
+    [
+        ("4090 or 3090 for qwen2.5 14b?", "en", "Neither holds it as asked", "RTX 4090"),
+        ("a100 or h100 for llama 3.1 70b int4 serving 20 users", "en", "both have 80 GB", "H100"),
+        ("l40s or a6000 for llama 3.1 70b fp16", "en", "Both fit in INT4", "L40S"),
+        ("4090 czy 3090 dla qwen2.5 14b?", "pl", "Żadna nie mieści", "RTX 4090"),
+        ("qwen2.5 14b บน 4090 หรือ 3090", "th", "ทั้งสองใบใส่ตามที่ถามไม่ได้", "RTX 4090"),
+    ],
+)
+def test_two_cards_that_both_fall_short_are_still_told_apart(
+    cat: Catalog, text: str, lang: str, first: str, fast: str
+) -> None:
+    """Neither holds it as asked: the headline says so once, what makes both fit and which
+    has more bandwidth for how much more a month, not two equal "no"s."""
+    a = ask(text, catalog=cat)
+    assert a.kind == "fit" and a.lang == lang and len(a.fits) == 2
+    assert not any(f.fits for f in a.fits)
+    assert first in a.headline
+    assert (fast + ":") in a.headline or (fast + " SXM:") in a.headline
+
+
+def test_a100_h100_numbers(cat: Catalog) -> None:
+    a = ask("a100 or h100 for llama 3.1 70b int4 serving 20 users", catalog=cat)
+    diff = cat.card_by_name["H100 SXM"].monthly_usd - cat.card_by_name["A100 SXM"].monthly_usd
+    ratio = cat.card_by_name["H100 SXM"].bandwidth_gbps / cat.card_by_name["A100 SXM"].bandwidth_gbps
+    assert "FP8 KV cache (64.1 GB)" in a.headline
+    assert f"{ratio:.1f}× the bandwidth" in a.headline and f"${diff:,.0f}/month more" in a.headline
