@@ -10,7 +10,6 @@ from engine.answer_types import Answer, Fit, FitChange
 from engine.recommend import set_price
 from engine.text.voice import Voice, ctx_label
 
-
 # One change both cards share, said short (the headline stays one line); others in full.
 _SHORT = {
     "kv_cache": "headline.both_fit_kv8",

@@ -96,7 +96,9 @@ _CHEAPER = lazy(
 )
 _CHEAPER_PL = lazy(r"(?:a |coś |cos |jest coś |jest cos )?(?:taniej|tańsz\w*|tansz\w*)(?: opcja)?")
 _CHEAPER_TH = lazy(r"(?:มี)?(?:อะไร|ตัว|อัน)?ถูกกว่า(?:นี้)?(?:มีไหม|มั้ย|ไหม|ไม๊|บ้าง)?(?:ครับ|คะ|ค่ะ)?")
-_WHY = lazy(r"(?:but |and |ok |so )?(?:why|how come)(?: (?:so|that|this|it|that one|this one|not))?")
+_WHY = lazy(
+    r"(?:but |and |ok |so )?(?:why|how come)(?: (?:so|that|this|it|that one|this one|not))?"
+)
 _WHY_PL = lazy(r"(?:a )?(?:dlaczego|czemu|skąd|skad)(?: (?:tak|ta|to|ten))?")
 # in the parser's NFKC form: a Thai "ำ" is "ํา" there
 _WHY_TH = lazy(normalize("NFKC", r"(?:แล้ว)?(?:ทำไม|เพราะอะไร)(?:ครับ|คะ|ค่ะ|ล่ะ)?"))

@@ -160,6 +160,8 @@ def test_two_cards_that_both_fall_short_are_still_told_apart(
 def test_a100_h100_numbers(cat: Catalog) -> None:
     a = ask("a100 or h100 for llama 3.1 70b int4 serving 20 users", catalog=cat)
     diff = cat.card_by_name["H100 SXM"].monthly_usd - cat.card_by_name["A100 SXM"].monthly_usd
-    ratio = cat.card_by_name["H100 SXM"].bandwidth_gbps / cat.card_by_name["A100 SXM"].bandwidth_gbps
+    ratio = (
+        cat.card_by_name["H100 SXM"].bandwidth_gbps / cat.card_by_name["A100 SXM"].bandwidth_gbps
+    )
     assert "FP8 KV cache (64.1 GB)" in a.headline
     assert f"{ratio:.1f}× the bandwidth" in a.headline and f"${diff:,.0f}/month more" in a.headline
