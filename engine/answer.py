@@ -7,6 +7,7 @@ conversation complete it (:mod:`engine.request`), and this module picks the kind
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from functools import lru_cache
@@ -22,8 +23,8 @@ from engine.kinds.sizing import sizing
 from engine.kinds.talk import clarify, faq, faq_index, help_answer, invalid_option
 from engine.kinds.within import named_set_note
 from engine.lazyre import lazy
-from engine.models import Lang
-from engine.recommend import set_allowed, set_headroom_gb
+from engine.models import Card, Lang
+from engine.recommend import Workload, set_allowed, set_headroom_gb
 from engine.request import RequestOptions, apply_options, build_request
 from engine.understand import Query, parse
 from engine.understand.asks import (
@@ -31,6 +32,7 @@ from engine.understand.asks import (
     asks_price,
     owns_hardware,
     says_single,
+    short_followup,
     wants_a_model,
     wants_rental,
 )
@@ -78,6 +80,8 @@ def ask(
     ``options`` are values the adapter already has as fields (they win over the text)."""
     cat = catalog or default_catalog()
     q = parse(text or "", cat)
+    if previous is not None and not (q.has_subject or q.cards or q.owned or q.has_modifier):
+        previous = _short_followup(q, previous)
     if q.budget_usd is not None and q.wants_hourly:  # "$1 per hour": the month it comes to
         q.budget_usd *= cat.fleet.provider.hours_per_month  # (a kept budget is monthly)
     if previous is not None and previous.vram_gb and q.vram_gb is None:
@@ -186,6 +190,22 @@ def context_of(answer: Answer) -> Context | None:
     return Context(answer.request, pick, count, vram, answer.budget_usd)
 
 
+def _short_followup(q: Query, prev: Context) -> Context:
+    """ "cheaper?", "why?", "taniej?", "ทำไม" after an answer: "why" answers the same request
+    again (the verdict with its breakdown); "cheaper" the same need with the card dropped, so
+    the fleet's cheapest set that holds it is the pick. Any other message: ``prev`` as is."""
+    said = short_followup(q.text.lower())
+    if said is None:
+        return prev
+    what, lang = said
+    q.followup = True
+    q.lang = q.lang or lang  # type: ignore[assignment]  # one of en, pl, th
+    if what == "why":
+        return prev
+    req = prev.request.model_copy(update={"card": None, "count": None})
+    return Context(req, budget_usd=prev.budget_usd)
+
+
 def _keep_budget(q: Query, budget_usd: float) -> None:
     """A follow-up ("and at 32k?", "what about qwen2.5 72b?") stays within the budget it was
     asked with; one that names hardware asks about that hardware instead."""
@@ -222,12 +242,24 @@ def _several(b: Builder, req: Request) -> Request:
         sizes = sorted({n for n in (card.min_count, *card.set_sizes) if n >= card.min_count})
         ok = [n for n in sizes if set_allowed(card, n, w) is None]
         held = next((n for n in ok if set_headroom_gb(card, n, w) >= 0), None)
+        if w.task != "inference":  # training shards by data parallelism: any count will do
+            least = _least_count(card, w)
+            held = least if least is not None and (held is None or least < held) else held
         if held is None:  # no set we rent holds it: the count the hardware itself needs
             more = (n for n in _HARDWARE_COUNTS if n > sizes[-1])
             held = next((n for n in more if set_headroom_gb(card, n, w) >= 0), None)
         a.count = held if held is not None else max(ok or sizes)
     first = b.q.cards[0]
     return req.model_copy(update={"count": first.count}) if first.name == req.card else req
+
+
+def _least_count(card: Card, w: Workload) -> int | None:
+    """The fewest cards whose memory holds a training run (ZeRO or FSDP shard it over any
+    count; the heads rule is tensor parallelism's), at least the card's own minimum; None
+    past the largest count we size (a cluster quote)."""
+    first = max(card.min_count, math.ceil(w.need_gb / card.vram_gb))
+    last = _HARDWARE_COUNTS[-1]
+    return next((n for n in range(first, last + 1) if set_headroom_gb(card, n, w) >= 0), None)
 
 
 def _dispatch(b: Builder) -> Answer:

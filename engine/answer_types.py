@@ -228,6 +228,9 @@ class Limit(_Out):
     max_context_tokens: int | None
     max_batch: int | None
     options: list[LimitOption] = field(default_factory=list)
+    # the same two limits when the engine plans with 90% of each card (vLLM's default)
+    engine_context_tokens: int | None = None
+    engine_batch: int | None = None
 
 
 class Note(_Out):

@@ -12,6 +12,7 @@ from engine.kinds import ladder
 from engine.kinds.base import Builder
 from engine.kinds.combos import training_changes
 from engine.kinds.ladder import Hardware, Rung
+from engine.kinds.probe import engine_limits
 from engine.kinds.rig import adjust, rig_cards, rig_of
 from engine.kinds.sizing import training_notes
 from engine.kinds.terms import hourly_note, unified_note
@@ -285,6 +286,7 @@ def limit(b: Builder, req: Request) -> Answer:
     kv8 = inf.model_copy(update={"kv_dtype": "fp8"})
     users_kv8 = ladder.max_users(b, hw, kv8) if mb and inf.kv_dtype != "fp8" else None
     named = hw.card.name if hw.card is not None and b.q.cards else None
+    ctx90, users90 = engine_limits(b, hw, inf, fixed) if mctx or mb else (0, 0)
     answer = Answer(
         kind="limit",
         request=inf.model_copy(update={"card": named}),
@@ -295,6 +297,8 @@ def limit(b: Builder, req: Request) -> Answer:
             max_context_tokens=mctx,
             max_batch=mb,
             options=options,
+            engine_context_tokens=ctx90 if mctx or mb else None,
+            engine_batch=users90 if mctx or mb else None,
         ),
         kv_bytes_per_token=b.kv_per_token(inf),
     )

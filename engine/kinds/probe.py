@@ -13,10 +13,15 @@ from engine.sizing import (
     KV_K_AND_V,
     OVERHEAD_GB,
     kv_bytes_per_token,
+    max_batch,
+    max_context_tokens,
     recurrent_state_bytes,
 )
 
 CTX_STEP = 1024  # context limits are reported in whole 1k steps
+# vLLM's default --gpu-memory-utilization: the share of each card the engine plans with
+# (SIZING.md, "Engine headroom"); a limit found at 100% of the memory is also given at this.
+ENGINE_SHARE = 0.9
 
 
 class Probe:
@@ -219,3 +224,18 @@ def probe(b: Builder, hw: Hardware, req: Request) -> Probe:
         hit = b.memo[key] = (hw, req, Probe(b, hw, req))
     probe: Probe = hit[2]
     return probe
+
+
+def engine_limits(b: Builder, hw: Hardware, req: Request, fixed_gb: float) -> tuple[int, int]:
+    """(longest context, most users) when the engine plans with ``ENGINE_SHARE`` of each card,
+    as ``limit`` finds them at 100%: exact tokens on one card, 1k steps on a set."""
+    assert req.model is not None
+    if not runnable(b, hw, req):
+        return 0, 0
+    share = hw._replace(vram_gb=hw.vram_gb * ENGINE_SHARE)
+    if hw.count == 1:
+        free = share.vram_gb - fixed_gb
+        kvb = b.cat.kv_by_name[req.kv_dtype].bytes
+        ctx = max_context_tokens(req.model, free, kvb, req.batch, context_cap(req))
+        return ctx, min(max_batch(req.model, free, kvb, req.context_tokens), MAX_BATCH)
+    return max_context(b, share, req), max_users(b, share, req)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from engine.answer_types import Answer, Fit, FitChange, Request, two_slot_lead
 from engine.native import VLLM_DEFAULT_SHARE
 from engine.recommend import NODE_CARDS, set_price
+from engine.text.choose import neither
 from engine.text.formulas import math_lines
 from engine.text.labels import alternatives_section, fit_line, memory_lines, pick_line
 from engine.text.labels import request_label as _request_label
@@ -23,6 +24,8 @@ def choice(v: Voice, a: Answer, total: str) -> str | None:
     req = a.request
     assert req is not None
     held = [f for f in a.fits if f.fits]
+    if not held:  # neither holds it as asked: what makes both fit, then what differs
+        return neither(v, a, total, lambda c, f: change_line(v, c, f, req))
     if len(held) < 2:
         return None
     priced = [f for f in held if f.monthly_usd is not None]
@@ -263,6 +266,8 @@ def owned_lines(v: Voice, f: Fit, req: Request) -> list[str]:
         spec = (
             "fit.owned_tp:hw,heads,link,gbps"
             if heads % f.count == 0
+            else "fit.owned_shard:hw,heads,link,gbps"  # training shards over any count
+            if req.task != "inference"
             else "fit.owned_layers:hw,heads,link,gbps"
         )
         link, gbps = v.link(f.interconnect), v.nums[0][f.link_gbps or 0]

@@ -38,10 +38,11 @@ def headline(v: Voice, req: Request, lim: Limit, asked: str | None, users_kv8: i
             text = v.t(key, users=v.nums[0][mb], **params)
             if users_kv8 and users_kv8 > mb:
                 text += v.t("headline.limit_kv8", users_kv8=v.nums[0][users_kv8])
-            return text
+            return text + _engine_note(v, mb, lim.engine_batch, "users")
         if asked == "context":
             key = "headline.limit_ctx_max" if _capped(req, mctx) else "headline.limit_ctx"
-            return v.t(key, ctx=ctx_label(mctx), **params)
+            text = v.t(key, ctx=ctx_label(mctx), **params)
+            return text + _engine_note(v, mctx, lim.engine_context_tokens, "ctx")
         return v.t("headline.limit", **params)
     if not lim.options:
         return v.t("headline.limit_none", **params)
@@ -72,6 +73,16 @@ def headline(v: Voice, req: Request, lim: Limit, asked: str | None, users_kv8: i
     )
 
 
+def _engine_note(v: Voice, full: int, share: int | None, what: str) -> str:
+    """The asked limit at the engine's default share of memory, when it is less than at 100%
+    (a limit found by filling the memory sits at the edge by construction)."""
+    if share is None or share >= full:
+        return ""
+    if share == 0:
+        return v.t("headline.limit_engine_none")
+    return v.t("headline.limit_engine_" + what, n=v.nums[0][share])
+
+
 def _option_line(v: Voice, o: LimitOption, req: Request) -> str:
     return v.t(
         "limit.option" if o.max_batch != 1 else "limit.option_one",
@@ -99,6 +110,17 @@ def describe_limit(
             ),
             v.t("limit.batch", batch=v.nums[0][mb], ctx=ctx_label(req.context_tokens)),
         ]
+        ctx90, mb90 = lim.engine_context_tokens, lim.engine_batch
+        if ctx90 is not None and mb90 is not None and (ctx90 < mctx or mb90 < mb):
+            lines.append(
+                v.t(
+                    "limit.engine",
+                    tokens=v.nums[0][ctx90],
+                    batch=req.batch,
+                    users=v.nums[0][mb90],
+                    ctx=ctx_label(req.context_tokens),
+                )
+            )
     else:  # nothing at the asked precision: say so once, then what does fit
         lines = [v.t("limit.no_fit", prec=req.precision.upper(), card=_card(lim))]
     lines += [_option_line(v, o, req) for o in lim.options]

@@ -7,6 +7,7 @@ wanted, and whether it is for code.
 from __future__ import annotations
 
 import re
+from unicodedata import normalize
 
 from engine.lazyre import lazy
 
@@ -15,6 +16,7 @@ __all__ = [
     "asks_price",
     "owns_hardware",
     "says_single",
+    "short_followup",
     "wants_a_model",
     "wants_code",
     "wants_rental",
@@ -81,3 +83,42 @@ def asks_price(low: str) -> bool:
 def says_single(low: str) -> bool:
     """ "a single h100", "one h100", "na jednym", "ใบเดียว": one card, said in words."""
     return _SINGLE.search(low) is not None
+
+
+# A follow-up of a word or two after an answer: "cheaper?" asks the same need at a lower
+# price, "why?" the reasons of the last answer (its breakdown). Read on the whole message,
+# lowercased, the punctuation around it dropped; each form with the language it is in.
+_CHEAPER = lazy(
+    r"(?:(?:is there |are there |got |anything |something |any |a )?cheaper"
+    r"(?: (?:option|one|card|setup|choice)s?)?(?: please)?"
+    r"|(?:which|what)(?: one)? is cheaper,? (?:that|this|it|owning|buying)? ?or (?:rent\w*|the cloud)"
+    r"|cheaper to rent)"
+)
+_CHEAPER_PL = lazy(r"(?:a |coś |cos |jest coś |jest cos )?(?:taniej|tańsz\w*|tansz\w*)(?: opcja)?")
+_CHEAPER_TH = lazy(r"(?:มี)?(?:อะไร|ตัว|อัน)?ถูกกว่า(?:นี้)?(?:มีไหม|มั้ย|ไหม|ไม๊|บ้าง)?(?:ครับ|คะ|ค่ะ)?")
+_WHY = lazy(
+    r"(?:but |and |ok |so )?(?:why|how come)(?: (?:so|that|this|it|that one|this one|not))?"
+)
+_WHY_PL = lazy(r"(?:a )?(?:dlaczego|czemu|skąd|skad)(?: (?:tak|ta|to|ten))?")
+# in the parser's NFKC form: a Thai "ำ" is "ํา" there
+_WHY_TH = lazy(normalize("NFKC", r"(?:แล้ว)?(?:ทำไม|เพราะอะไร)(?:ครับ|คะ|ค่ะ|ล่ะ)?"))
+_ENDS = " ?!.,;:\t\n"
+
+
+def short_followup(low: str) -> tuple[str, str] | None:
+    """("cheaper" or "why", its language) when the whole message is such a short follow-up
+    ("cheaper?", "taniej?", "ทำไม"); None for any other (a cheap length test first)."""
+    s = low.strip(_ENDS)
+    if not s or len(s) > 48:
+        return None
+    for what, lang, pattern in (
+        ("cheaper", "en", _CHEAPER),
+        ("cheaper", "pl", _CHEAPER_PL),
+        ("cheaper", "th", _CHEAPER_TH),
+        ("why", "en", _WHY),
+        ("why", "pl", _WHY_PL),
+        ("why", "th", _WHY_TH),
+    ):
+        if pattern.fullmatch(s) is not None:
+            return what, lang
+    return None
