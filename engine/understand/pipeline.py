@@ -87,6 +87,7 @@ from engine.understand.patterns import (
     opens_followup,
     scan,
 )
+from engine.understand.periods import cut_money
 from engine.understand.query import CardAsk, Query, new_query
 from engine.understand.slots import bound, cut, money, read_numbers, read_shape, size_from
 from engine.understand.stop_words import chat_words
@@ -245,14 +246,14 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
 
     if flags & HAS_OTHER_MONEY and (m := OTHER_MONEY.search(s)):
         q.other_money = m.group(0).strip()
-        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
+        s = cut_money(q, s, m, catalog)  # and a period after it ("8 zł/h")
     elif (
         flags & HAS_BUDGET or (flags & HAS_MONTH_SHORT and MONTH_SHORT.search(s) is not None)
     ) and (m := BUDGET.search(s)):
         g = m.groups()
         at = next(i for i in range(0, len(g), 2) if g[i])  # each form: (amount, thousands)
         q.budget_usd = money(g[at], g[at + 1])
-        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
+        s = cut_money(q, s, m, catalog)  # and a period after it ("$2/hr", "$50 a day")
 
     # Names with their own numbers ("Qwen/Qwen2.5-32B-Instruct", "llama3.1:70b-q4_K_M").
     idents: list[str] = []
