@@ -58,3 +58,45 @@ def test_another_currency_per_hour_is_said_back_whole(cat: Catalog) -> None:
 def test_a_month_stays_a_month(cat: Catalog) -> None:
     assert ask("$300/month", catalog=cat).budget_usd == pytest.approx(300)
     assert ask("$300 a month on h100", catalog=cat).budget_usd == pytest.approx(300)
+
+
+@pytest.mark.parametrize(
+    ("text", "task", "lang"),
+    [
+        ("czy zrobię lorę na mistral nemo 12b na 3060 12gb", "lora", "pl"),
+        ("czy zrobie lore na llama 3.1 8b", "lora", "pl"),
+        ("lory dla llama 3.1 8b", "lora", "pl"),
+        ("z lorą na llama 3.1 8b", "lora", "pl"),
+        ("o lorze na llama 3.1 8b", "lora", "pl"),
+        ("qlorę na llama 3.1 8b", "qlora", "pl"),
+        ("z qlorą llama 3.1 8b na 4090", "qlora", "pl"),
+        ("fajntiun llama 3.1 8b", "full", "pl"),
+        ("dotrenowanie llama 3.1 8b", "full", "pl"),
+        ("douczenie llama 3.1 8b", "full", "pl"),
+        ("โลรา llama 3.1 8b", "lora", "th"),
+        ("ลอร่า llama 3.1 8b", "lora", "th"),
+        ("คิวโลรา llama 3.1 8b", "qlora", "th"),
+        ("ปรับจูน llama 3.1 8b", "full", "th"),
+    ],
+)
+def test_inflected_and_thai_training_words_name_the_task(
+    cat: Catalog, text: str, task: str, lang: str
+) -> None:
+    a = ask(text, catalog=cat)
+    assert a.request is not None and a.request.task == task and a.lang == lang
+    assert a.request.model is not None and a.request.model.id.startswith(("llama", "mistral"))
+    assert a.memory_gb is not None and a.memory_gb["total"] > 0
+
+
+def test_the_polish_lora_answer_is_the_training_verdict(cat: Catalog) -> None:
+    a = ask("czy zrobię lorę na mistral nemo 12b na 3060 12gb", catalog=cat)
+    assert a.kind == "fit" and a.request is not None and a.request.model is not None
+    assert a.request.model.id == "mistral-nemo-12b"
+    assert a.text.splitlines()[0].startswith("Mistral Nemo 12B · LoRA")
+    assert "nie mieści się" in a.text.splitlines()[0]
+
+
+@pytest.mark.parametrize("text", ["fajnie byłoby llama 3.1 8b", "trend llama 3.1 8b"])
+def test_near_words_are_not_training(cat: Catalog, text: str) -> None:
+    a = ask(text, catalog=cat)
+    assert a.request is not None and a.request.task == "inference"
