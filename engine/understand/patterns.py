@@ -116,7 +116,7 @@ SIZE = lazy(
 )
 MOE_SIZE = lazy(r"(\d(?<![\w.]\d)\d*)\s*x\s*(\d+)\s*b\b")
 VRAM_GB = lazy(
-    r"(\d(?<![\w.]\d)\d*(?:[.,]\d+)?)\s*(?:gb|gib|g)\b"
+    r"(\d(?<![\w.]\d)\d*(?:[.,]\d+)?)\s*(gb|gib|g)\b"  # GiB: 2^30 bytes
     r"(?:\s*(?:of\s+)?(?:vram|memory|card|gpu|karta|karty|karcie|pami[eę]ci))?"
 )
 # "2,000", "2 000" (Polish writes thousands with a space, as our own replies do), "2000", "2k"
