@@ -48,3 +48,13 @@ def cut_money(q: Query, s: str, m: re.Match[str], catalog: Catalog) -> str:
         hours = catalog.fleet.provider.hours_per_month
         q.budget_usd *= hours / (24 if unit == "day" else 24 * 7)
     return s[: m.start()] + " " + s[end:]
+
+
+# The rental terms of a card ("minimum rental for an RTX A5000", "najkrótszy wynajem a40",
+# "เช่าขั้นต่ำ"): the card's sheet, with its minimum term and that week's price, not the FAQ
+# on when not to rent.
+RENT_TERMS = lazy(
+    r"\b(?:minimum|minimal|min|shortest|najkr[oó]tsz\w*|minimaln\w*)\b(?:\s+\S+){0,3}?\s+"
+    r"(?:rent\w*|hire|period|term|lease|wynaj\w*|najem\w*|najm\w*|okres\w*)\b"
+    r"|\b(?:rent\w*|wynaj\w*|najm\w*)\s+(?:period|term|okres\w*)\b|ขั้นต่ำ|สั้นที่สุด|สั้นสุด"
+)

@@ -100,3 +100,102 @@ def test_the_polish_lora_answer_is_the_training_verdict(cat: Catalog) -> None:
 def test_near_words_are_not_training(cat: Catalog, text: str) -> None:
     a = ask(text, catalog=cat)
     assert a.request is not None and a.request.task == "inference"
+
+
+@pytest.mark.parametrize(
+    ("text", "gb"),
+    [
+        ("deepseek r1 distill qwen 32b on a 24 gib card", 24 * 2**30 / 1e9),
+        ("what fits in 48GiB", 48 * 2**30 / 1e9),
+        ("llama 3.3 70b int4 on 40 gib", 40 * 2**30 / 1e9),
+        ("ile vram 32b na 24 GiB", 24 * 2**30 / 1e9),
+        ("deepseek r1 distill qwen 32b on a 24 gb card", 24.0),  # GB stays 10^9 bytes
+        ("what fits in 48GB", 48.0),
+    ],
+)
+def test_gib_is_two_to_the_thirty_bytes(cat: Catalog, text: str, gb: float) -> None:
+    a = ask(text, catalog=cat)
+    assert a.kind in ("fit", "capacity")
+    assert a.to_json()["fit"]["vram_gb"] == pytest.approx(gb)
+
+
+def test_gib_decides_the_verdict(cat: Catalog) -> None:
+    # 21.3 GB at 24k context: over 21 GB, under 21 GiB (22.5 GB)
+    gib = ask("llama 3.1 8b bf16 24k on 21 gib", catalog=cat).to_json()["fit"]
+    gb = ask("llama 3.1 8b bf16 24k on 21 gb", catalog=cat).to_json()["fit"]
+    assert 21 < gib["options"][0]["total_gb"] < 21 * 2**30 / 1e9
+    assert gib["fits"] is True and gb["fits"] is False
+
+
+def test_a_card_restated_in_gib_is_the_card(cat: Catalog) -> None:
+    fit = ask("4090 24gib llama 3.1 8b", catalog=cat).to_json()["fit"]
+    assert fit["card"] == "RTX 4090" and fit["vram_gb"] == 24.0
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "lang", "head"),
+    [
+        ("llama 3.3 70b -5k context", "-5k", "en", "The context has to be at least one token"),
+        ("llama 3.3 70b context -8k", "-8k", "en", "The context has to be at least one token"),
+        ("70b -5k", "-5k", "en", "The context has to be at least one token"),
+        ("ile vram llama 70b, kontekst -8k", "-8k", "pl", "Kontekst musi mieć co najmniej"),
+    ],
+)
+def test_a_negative_context_is_said_back(
+    cat: Catalog, text: str, said: str, lang: str, head: str
+) -> None:
+    a = ask(text, catalog=cat)
+    assert a.kind == "error" and a.lang == lang
+    assert a.text.startswith(head) and said in a.text.splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "head"),
+    [
+        ("llama 3.3 70b 999999999999k context", "en", "“999999999999k” tokens is more"),
+        ("llama 3.3 70b context 20m", "en", "“20m” tokens is more context"),
+        ("ile vram llama 70b kontekst 99999999k", "pl", "„99999999k” tokenów"),
+        ("llama 3.3 70b บริบท 50m", "th", "บริบท “50m” โทเคน"),
+    ],
+)
+def test_a_context_past_the_largest_is_said_back(
+    cat: Catalog, text: str, lang: str, head: str
+) -> None:
+    a = ask(text, catalog=cat)
+    assert a.kind == "error" and a.lang == lang and a.text.startswith(head)
+    assert "10M" in a.text.splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "ctx"),
+    [("llama 4 scout 10m context", 10 * 2**20), ("phi-3-mini-128k 4k context", 4096)],
+)
+def test_contexts_in_range_and_names_with_dashes_are_kept(
+    cat: Catalog, text: str, ctx: int
+) -> None:
+    a = ask(text, catalog=cat)
+    assert a.kind != "error" and a.request is not None and a.request.context_tokens == ctx
+
+
+@pytest.mark.parametrize(
+    ("text", "card", "lang", "week"),
+    [
+        ("How much is the minimum rental for an RTX A5000?", "RTX A5000", "en", "$44.33 a week"),
+        ("what is the minimum rental term for h100", "H100 SXM", "en", "$394 a week"),
+        ("shortest rental period for an a40?", "A40", "en", "$56 a week"),
+        ("jaki jest minimalny okres najmu rtx a5000", "RTX A5000", "pl", "$44,33 za tydzień"),
+        ("najkrótszy wynajem a40", "A40", "pl", "$56 za tydzień"),
+        ("เช่า a40 ขั้นต่ำกี่วัน", "A40", "th", "$56 ต่อสัปดาห์"),
+    ],
+)
+def test_a_cards_minimum_rental_is_its_terms(
+    cat: Catalog, text: str, card: str, lang: str, week: str
+) -> None:
+    a = ask(text, catalog=cat)
+    assert a.kind == "card" and a.lang == lang and a.card is not None
+    assert a.card.name == card and a.faq_topic is None
+    assert week in a.text
+    # 7 days of a 720-hour month: $190 x 7 / 30 = $44.33 for the A5000 (rounded as shown)
+    terms = next(c for c in cat.fleet.cards if c.name == card)
+    shown = float(week.split()[0].strip("$").replace(",", "."))
+    assert terms.monthly_usd * 7 * 24 / 720 == pytest.approx(shown, abs=0.5)
