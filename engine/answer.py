@@ -248,6 +248,8 @@ def _dispatch(b: Builder) -> Answer:
         return help_answer(b, bad_size=True)
     for name in q.unknown_precisions:
         b.caveat("unknown_precision", name=name)
+    if q.variant is not None:  # "h100 nvl 94gb": a variant we do not know, sized as 94 GB
+        b.assume("card_variant", card=q.variant[0], gb=b.num(q.variant[1], 1).removesuffix(".0"))
     if q.extra_precisions and q.precision:
         b.caveat(
             "two_precisions",

@@ -91,6 +91,7 @@ from engine.understand.periods import RENT_TERMS, cut_money
 from engine.understand.query import CardAsk, Query, new_query
 from engine.understand.slots import bound, cut, money, read_numbers, read_shape, size_from
 from engine.understand.stop_words import chat_words
+from engine.understand.variants import amount_after
 
 # "what's", "i'm", "don't": the apostrophe must not leave a stray "s" for the model name.
 _CONTRACTION = lazy(r"(?<=[a-z])'(?:s|re|m|ll|d|ve)\b|(?<=[a-z])n't\b")
@@ -202,12 +203,13 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         start, end, alias, n = found
         card, mine = pats.card_of.get(alias) or card_named(catalog, pats, alias)
         count = (COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)) if n else None
+        near = amount_after(s, end)  # "h100 nvl 94gb": the card's own amount, or a variant's
         if card is None:
             if mine is None:
                 pos = start + 1
                 continue
             if not q.owned or all(c.name != mine.name for c in q.owned):  # the asker's own
-                q.owned.append(CardAsk(mine.name, count))
+                q.owned.append(CardAsk(mine.name, count, said_gb=near))
             s, pos = s[:start] + " " + s[end:], start
             continue
         if not q.cards or all(c.name != card.name for c in q.cards):
@@ -216,7 +218,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             several = count is None and says_several(
                 s[w0 : end - (alias[-1:] == "s")], s[w0:start], s[end : end + 8]
             )
-            q.cards.append(CardAsk(card.name, count, several))
+            q.cards.append(CardAsk(card.name, count, several, near))
         s = s[:start] + " " + s[end:]
         pos = start
     # a Mac ("mac studio", "m2 ultra"): plain capacity, not a model word

@@ -38,6 +38,7 @@ from engine.understand.patterns import (
     shape_field,
 )
 from engine.understand.query import Query
+from engine.understand.variants import variant_amount
 
 # A context said below zero ("-5k context", "ctx -8k"): the other context forms skip a "-"
 _CTX_UNIT = r"\s*(k\b|m\b|tys\b\.?|thousand\b|mln\b|million\b|พัน)?"
@@ -117,6 +118,8 @@ def read_numbers(  # noqa: C901 (one list of gated slots)
         # "a 4090 24gb" (or "24 gib") restates the card's memory; not a second thing to check.
         if any(abs(words.card_vram[c.name] - said) <= 1 for c in (*q.cards, *q.owned)):
             q.vram_gb = None
+        else:  # "h100 nvl 94gb", "a100 40gb": a variant we do not know, sized as that amount
+            variant_amount(q, said)
 
     size_neighbor = ""
     if m := SIZE.search(s):

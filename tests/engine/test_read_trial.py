@@ -199,3 +199,51 @@ def test_a_cards_minimum_rental_is_its_terms(
     terms = next(c for c in cat.fleet.cards if c.name == card)
     shown = float(week.split()[0].strip("$").replace(",", "."))
     assert terms.monthly_usd * 7 * 24 / 720 == pytest.approx(shown, abs=0.5)
+
+
+@pytest.mark.parametrize(
+    ("text", "card"),
+    [
+        ("a6000 ada 48gb llama 3.3 70b fp8", "RTX 6000 Ada"),
+        ("rtx a6000 ada llama 3.1 8b", "RTX 6000 Ada"),
+        ("rtx a6000 llama 3.1 8b", "RTX A6000"),
+        ("4060ti 16gb llama 3.1 8b", "RTX 4060 Ti 16GB"),
+        ("3090ti llama 3.1 8b", "RTX 3090 Ti"),
+        ("rtx 6000 pro llama 3.1 8b", "RTX PRO 6000 Blackwell"),
+        ("a100 80gb llama 3.1 8b", "A100 SXM"),
+        ("4090 24gb llama 3.1 8b", "RTX 4090"),
+    ],
+)
+def test_card_variants_people_write(cat: Catalog, text: str, card: str) -> None:
+    a = ask(text, catalog=cat)
+    fit = a.to_json()["fit"]
+    assert a.kind == "fit" and fit["card"] == card
+    assert not any(n.code == "card_variant" for n in a.assumptions)
+
+
+@pytest.mark.parametrize(
+    ("text", "gb", "lang", "note"),
+    [
+        ("h100 nvl 94gb llama 3.1 70b fp8 32k", 94.0, "en", "I know no H100 SXM with 94 GB"),
+        ("a100 40gb llama 3.1 8b", 40.0, "en", "I know no A100 SXM with 40 GB"),
+        ("czy llama 3.1 8b wejdzie na a100 40gb", 40.0, "pl", "Nie znam karty A100 SXM z 40 GB"),
+        ("4090 48gb llama 3.3 70b int4", 48.0, "en", "I know no RTX 4090 with 48 GB"),
+    ],
+)
+def test_a_card_with_an_amount_it_does_not_have_is_that_amount(
+    cat: Catalog, text: str, gb: float, lang: str, note: str
+) -> None:
+    a = ask(text, catalog=cat)
+    fit = a.to_json()["fit"]
+    assert a.kind == "fit" and a.lang == lang
+    assert fit["card"].endswith("GB") and fit["vram_gb"] == gb  # the amount, not the card
+    (variant,) = [n for n in a.assumptions if n.code == "card_variant"]
+    assert variant.text.startswith(note)
+    # one verdict: the first line judges the amount, and no line judges the known card
+    assert a.request is not None and a.request.card is None
+
+
+def test_the_h100_nvl_has_one_headline(cat: Catalog) -> None:
+    a = ask("h100 nvl 94gb llama 3.1 70b fp8 32k", catalog=cat)
+    assert a.text.splitlines()[0].startswith("Yes: Llama 3.1 70B · FP8 · 32k context fits on 94 GB")
+    assert "H100 SXM has" not in a.text and "Not in FP8" not in a.text
