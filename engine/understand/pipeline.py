@@ -91,7 +91,7 @@ from engine.understand.periods import RENT_TERMS, cut_money
 from engine.understand.query import CardAsk, Query, new_query
 from engine.understand.slots import bound, cut, money, read_numbers, read_shape, size_from
 from engine.understand.stop_words import chat_words
-from engine.understand.variants import amount_after
+from engine.understand.variants import ada_spelling, amount_after
 
 # "what's", "i'm", "don't": the apostrophe must not leave a stray "s" for the model name.
 _CONTRACTION = lazy(r"(?<=[a-z])'(?:s|re|m|ll|d|ve)\b|(?<=[a-z])n't\b")
@@ -195,6 +195,8 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     elif flags & HAS_LIMIT_BATCH and LIMIT_BATCH_ASKS.search(s) and LIMIT_BATCH.search(s):
         q.wants_limit = "batch"
 
+    if "a6000" in s:  # "a6000 ada": the RTX 6000 Ada, not the RTX A6000
+        s = ada_spelling(s)
     # Cards first: "a40" or "4090" must not be read as sizes or context.
     pos, seen = 0, 0
     may_card = digits and bool(flags & HAS_CARD_WORD)  # each card name holds a digit

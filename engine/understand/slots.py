@@ -112,14 +112,14 @@ def read_numbers(  # noqa: C901 (one list of gated slots)
         s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
 
     if "g" in s and (m := VRAM_GB.search(s)):  # every form ends in "gb", "gib" or "g"
-        said = num(m.group(1))
-        q.vram_gb = said * GIB_GB if m.group(2) == "gib" else said  # GB is 10^9 bytes
+        amount = num(m.group(1))
+        q.vram_gb = amount * GIB_GB if m.group(2) == "gib" else amount  # GB is 10^9 bytes
         s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
         # "a 4090 24gb" (or "24 gib") restates the card's memory; not a second thing to check.
-        if any(abs(words.card_vram[c.name] - said) <= 1 for c in (*q.cards, *q.owned)):
+        if any(abs(words.card_vram[c.name] - amount) <= 1 for c in (*q.cards, *q.owned)):
             q.vram_gb = None
         else:  # "h100 nvl 94gb", "a100 40gb": a variant we do not know, sized as that amount
-            variant_amount(q, said)
+            variant_amount(q, amount)
 
     size_neighbor = ""
     if m := SIZE.search(s):

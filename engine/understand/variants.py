@@ -25,3 +25,32 @@ def variant_amount(q: Query, said: float) -> None:
     if len(named) == 1 and len(q.cards) + len(q.owned) == 1 and named[0].count is None:
         q.variant = (named[0].name, q.vram_gb or said)
         q.cards, q.owned = [], []
+
+
+# A release's version as people write it: "v3.1", "3.1", "2.5"
+_VERSION = lazy(r"(?<![\w.])v?(\d+\.\d+)(?![\w.])")
+
+
+def version_alias(q: Query) -> str | None:
+    """The alias a question's version came from when the model's own name lacks it
+    ("deepseek v3.1" is an alias of DeepSeek-V3, the same shape): said back, so a person
+    sees which release was sized. The alias as the model's maker spells it, or None."""
+    if q.model is None or not any(c.isdigit() for c in q.text):
+        return None
+    name = q.model.name.lower()
+    for version in _VERSION.findall(q.text.lower()):
+        if version in name:
+            continue
+        spelled = [a for a in q.model.aliases if version in a.lower() and "/" not in a]
+        if spelled:
+            return max(spelled, key=lambda a: (a != a.lower(), -len(a)))
+    return None
+
+
+# "a6000 ada", "rtx a6000 ada": the RTX 6000 Ada (Ada Lovelace), which people name after the
+# RTX A6000 (Ampere) it followed; read before the cards, so the A6000's alias does not win.
+_A6000_ADA = lazy(r"(?<![\w.])(?:rtx\s*)?a6000\s*ada(?![\w.])")
+
+
+def ada_spelling(s: str) -> str:
+    return _A6000_ADA.sub("rtx 6000 ada", s)

@@ -247,3 +247,44 @@ def test_the_h100_nvl_has_one_headline(cat: Catalog) -> None:
     a = ask("h100 nvl 94gb llama 3.1 70b fp8 32k", catalog=cat)
     assert a.text.splitlines()[0].startswith("Yes: Llama 3.1 70B · FP8 · 32k context fits on 94 GB")
     assert "H100 SXM has" not in a.text and "Not in FP8" not in a.text
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "note"),
+    [
+        ("deepseek v3.1", "en", "DeepSeek-V3.1 has the same shape as DeepSeek-V3"),
+        ("deepseek v3.1 fp8 32k", "en", "DeepSeek-V3.1 has the same shape as DeepSeek-V3"),
+        ("ile vram dla deepseek v3.1", "pl", "DeepSeek-V3.1 ma na mojej liście ten sam kształt"),
+    ],
+)
+def test_a_version_the_name_lacks_says_which_release_was_sized(
+    cat: Catalog, text: str, lang: str, note: str
+) -> None:
+    a = ask(text, catalog=cat)
+    assert a.request is not None and a.request.model is not None and a.lang == lang
+    (said,) = [n for n in a.assumptions if n.code == "version_alias"]
+    assert said.text.startswith(note) and a.request.model.name in said.text
+
+
+@pytest.mark.parametrize(
+    ("text", "model"),
+    [
+        ("deepseek v3", "deepseek-v3"),
+        ("llama 3.1 70b", "llama-3.1-70b"),
+        ("deepseek v3.1 terminus", "deepseek-v3.1-terminus"),
+    ],
+)
+def test_a_version_in_the_name_says_nothing_more(cat: Catalog, text: str, model: str) -> None:
+    a = ask(text, catalog=cat)
+    assert a.request is not None and a.request.model is not None
+    assert a.request.model.id == model
+    assert not any(n.code == "version_alias" for n in a.assumptions)
+
+
+def test_an_unknown_precision_says_what_was_sized_instead(cat: Catalog) -> None:
+    a = ask("70b int3", catalog=cat)
+    assert a.request is not None and a.request.precision == "bf16"
+    assert a.text.splitlines()[0].startswith("70B model · BF16")
+    (note,) = [n for n in a.caveats if n.code == "unknown_precision"]
+    assert note.text.startswith("“int3” is not a precision I know")
+    assert "sized at the precision shown above" in note.text
