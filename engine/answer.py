@@ -36,6 +36,7 @@ from engine.understand.asks import (
     wants_a_model,
     wants_rental,
 )
+from engine.understand.variants import version_alias
 
 __all__ = [
     "Context",
@@ -281,6 +282,10 @@ def _dispatch(b: Builder) -> Answer:
         return help_answer(b, bad_size=True)
     for name in q.unknown_precisions:
         b.caveat("unknown_precision", name=name)
+    if q.model is not None and (said := version_alias(q)) is not None:  # "deepseek v3.1"
+        b.assume("version_alias", said=said, name=q.model.name)
+    if q.variant is not None:  # "h100 nvl 94gb": a variant we do not know, sized as 94 GB
+        b.assume("card_variant", card=q.variant[0], gb=b.num(q.variant[1], 1).removesuffix(".0"))
     if q.extra_precisions and q.precision:
         b.caveat(
             "two_precisions",

@@ -4,7 +4,12 @@ whether a card is asked in the plural ("h100s", "how many h100", "h100 กี่
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from engine.lazyre import lazy
+
+if TYPE_CHECKING:
+    from engine.understand.query import Query
 
 COUNT_WORDS = {
     "one": 1,
@@ -107,3 +112,27 @@ def says_several(window: str, before: str = "", after: str = "") -> bool:
 TENSOR_PARALLEL = lazy(
     r"(?<![\w.])(?:tp|tensor[\s_-]*parallel(?:ism)?(?:[\s_-]*size)?)\s*(?:=|:|of|x)?\s*(\d{1,4})\b"
 )
+
+
+def read_counts(q: Query, s: str, has_count: bool) -> str:
+    """The card count, said as "2x", "on two of them?" or "tp=4", into ``q``; the rest of the
+    text is returned with it cut out. A count said once applies to the first card named."""
+    if has_count and (m := GPU_COUNT.search(s)):
+        n = next(g for g in m.groups() if g)
+        q.count = COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
+    elif (
+        not q.cards
+        and not q.owned
+        and ends_with_count(s)
+        and (m := FOLLOW_COUNT.search(s, max(0, len(s) - 40)))
+    ):
+        n = next(g for g in m.groups() if g)  # "on two of them?": the count alone
+        q.count = COUNT_WORDS.get(n) or int(n)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
+    if ("tp" in s or "tensor" in s) and (m := TENSOR_PARALLEL.search(s)):
+        q.count = q.count or int(m.group(1))  # "tp=4": tensor parallel over four cards
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
+    if q.count is not None and q.cards and q.cards[0].count is None:
+        q.cards[0].count = q.count
+    return s

@@ -29,7 +29,8 @@ _PL_WORDS = _word_set(
 )
 _PL_STEMS = (
     "potrzebuj", "kontekst", "dostrajani", "dostroi", "zmiesci", "zmieści", "uzytkownik",
-    "użytkownik", "najtansz", "najtańsz", "dzialaj", "działaj",
+    "użytkownik", "najtansz", "najtańsz", "dzialaj", "działaj", "dotren", "doucz", "fajnt",
+    "trenuj", "trenowa", "wytren", "zrobi",
 )  # fmt: skip
 _EN_WORDS = _word_set(
     "how what whats which does do can need fit fits run serve cheapest much many the for and "

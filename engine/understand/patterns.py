@@ -123,7 +123,7 @@ SIZE = lazy(
 )
 MOE_SIZE = lazy(r"(\d(?<![\w.]\d)\d*)\s*x\s*(\d+)\s*b\b")
 VRAM_GB = lazy(
-    r"(\d(?<![\w.]\d)\d*(?:[.,]\d+)?)\s*(?:gb|gib|g)\b"
+    r"(\d(?<![\w.]\d)\d*(?:[.,]\d+)?)\s*(gb|gib|g)\b"  # GiB: 2^30 bytes
     r"(?:\s*(?:of\s+)?(?:vram|memory|card|gpu|karta|karty|karcie|pami[eę]ci))?"
 )
 # "2,000", "2 000" (Polish writes thousands with a space, as our own replies do), "2000", "2k"
@@ -200,12 +200,12 @@ def whole_words(*words: str) -> str:
     return "|".join(f"{w[0]}(?<!\\w{w[0]}){w[1:]}\\b" for w in words)
 
 
-_THAI_FINE_TUNE = ("ไฟน์จูน", "ไฟน์ทูน", "ฟายทูน", "ฟายจูน", "ฝึก", "เทรน")  # and "train"
-# (pattern, task, generic?, words one of which must be there for the pattern to be tried)
-_TASK_RULES: tuple[tuple[str, Task, bool, tuple[str, ...]], ...] = (
-    # "\b" before a word as "q(?<!\wq)": the regex engine skips to the word's first letter
-    (r"q(?<!\wq)[\s-]?lora\b", "qlora", False, ("lora",)),
-    (r"l(?<!\wl)ora\b", "lora", False, ("lora",)),
+_THAI_FINE_TUNE = ("ไฟน์จูน", "ไฟน์ทูน", "ฟายทูน", "ฟายจูน", "ฟายน์จูน", "ปรับจูน", "ฝึก", "เทรน")
+_LORA_CASE, _LORA = r"(?:[ayęeą]|ze|om|ami|ach)\b", ("lor", "ลอร", "โลร")  # Polish cases, Thai
+# (pattern, task, generic?, words one of which must be there for the pattern to be tried);
+_TASK_RULES: tuple[tuple[str, Task, bool, tuple[str, ...]], ...] = (  # "\b" as "q(?<!\wq)"
+    (r"q(?<!\wq)[\s-]?lor" + _LORA_CASE + r"|คิว\s*(?:โล|ลอ)ร่?า", "qlora", False, _LORA),
+    (r"l(?<!\wl)or" + _LORA_CASE + r"|(?:โล|ลอ)ร่?า", "lora", False, _LORA),  # "zrobię lorę"
     (
         r"f(?<!\wf)ull(?:[\s-]*(?:ft|fine[\s-]*tun\w*|finetun\w*|training|train|param\w*))\b"
         r"|p(?<!\wp)e[łl]n\w*\s+(?:dostrajani\w*|fine[\s-]*tun\w*|trening\w*)|f(?<!\wf)ft\b"
@@ -217,11 +217,11 @@ _TASK_RULES: tuple[tuple[str, Task, bool, tuple[str, ...]], ...] = (
         ("full", "pełn", "peln", "fft", "scratch", "ไฟน์จูน", "แบบ"),
     ),
     (
-        r"f(?<!\wf)ine[\s-]*tun\w*|f(?<!\wf)inetun\w*|s(?<!\ws)ft\b|t(?<!\wt)rain(?:ing)?\b"
-        r"|d(?<!\wd)ostr\w*|t(?<!\wt)rening\w*|t(?<!\wt)renowa\w*|" + "|".join(_THAI_FINE_TUNE),
+        r"f(?<!\wf)(?:ine[\s-]*t|ajn[\s-]?t[iyj]?j?)un\w*|s(?<!\ws)ft\b|t(?<!\wt)rain(?:ing)?\b"
+        r"|d(?<!\wd)o(?:str|ucz)\w*|(?<!\w)(?:do|wy)?tren[iou]\w*|" + "|".join(_THAI_FINE_TUNE),
         "full",
         True,
-        ("fine", "sft", "train", "dostr", "trening", "trenowa", *_THAI_FINE_TUNE),
+        ("fine", "sft", "train", "dostr", "tren", "doucz", "fajn", *_THAI_FINE_TUNE),
     ),
     (
         r"s(?<!\ws)erv\w*\b|i(?<!\wi)nference\b|i(?<!\wi)nfer\b|d(?<!\wd)eploy\w*\b"

@@ -21,14 +21,7 @@ from engine.understand.catalog_words import (
 from engine.understand.catalog_words import bare_card as _bare_card
 from engine.understand.compare import alternatives, may_compare
 from engine.understand.config_paste import read_config
-from engine.understand.counts import (
-    COUNT_WORDS,
-    FOLLOW_COUNT,
-    GPU_COUNT,
-    TENSOR_PARALLEL,
-    ends_with_count,
-    says_several,
-)
+from engine.understand.counts import COUNT_WORDS, read_counts, says_several
 from engine.understand.faq_match import faq_index, match_faq
 from engine.understand.gates import (
     HAS_BUDGET,
@@ -87,10 +80,12 @@ from engine.understand.patterns import (
     opens_followup,
     scan,
 )
+from engine.understand.periods import RENT_TERMS, cut_money
 from engine.understand.query import CardAsk, Query, new_query
 from engine.understand.rig import joined
 from engine.understand.slots import bound, cut, money, read_numbers, read_shape, size_from
 from engine.understand.stop_words import chat_words
+from engine.understand.variants import ada_spelling, amount_after
 
 # "what's", "i'm", "don't": the apostrophe must not leave a stray "s" for the model name.
 _CONTRACTION = lazy(r"(?<=[a-z])'(?:s|re|m|ll|d|ve)\b|(?<=[a-z])n't\b")
@@ -194,6 +189,8 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     elif flags & HAS_LIMIT_BATCH and LIMIT_BATCH_ASKS.search(s) and LIMIT_BATCH.search(s):
         q.wants_limit = "batch"
 
+    if "a6000" in s:  # "a6000 ada": the RTX 6000 Ada, not the RTX A6000
+        s = ada_spelling(s)
     # Cards first: "a40" or "4090" must not be read as sizes or context.
     pos, seen, last = 0, 0, 0
     gaps: list[str] = []  # the words between each two cards named (rig.joined reads them)
@@ -206,12 +203,13 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         if card is not None or mine is not None:
             gaps.append(s[last:start])
             last = start
+        near = amount_after(s, end)  # "h100 nvl 94gb": the card's own amount, or a variant's
         if card is None:
             if mine is None:
                 pos = start + 1
                 continue
             if not q.owned or all(c.name != mine.name for c in q.owned):  # the asker's own
-                q.owned.append(CardAsk(mine.name, count))
+                q.owned.append(CardAsk(mine.name, count, said_gb=near))
             s, pos = s[:start] + " " + s[end:], start
             continue
         if not q.cards or all(c.name != card.name for c in q.cards):
@@ -220,7 +218,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             several = count is None and says_several(
                 s[w0 : end - (alias[-1:] == "s")], s[w0:start], s[end : end + 8]
             )
-            q.cards.append(CardAsk(card.name, count, several))
+            q.cards.append(CardAsk(card.name, count, several, near))
         s = s[:start] + " " + s[end:]
         pos = start
     q.rig = len(q.cards) + len(q.owned) > 1 and joined(gaps[1:], plain)
@@ -228,37 +226,20 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     chip = digits and ("ultra" in s or "max" in s or "pro" in s)  # "m2 ultra", "m3 max"
     if ("mac" in s or chip) and (m := MAC.search(s)):
         s, q.unified = s[: m.start()] + " " + s[m.end() :], True  # cut(s, m)
-    if flags & HAS_COUNT and (m := GPU_COUNT.search(s)):
-        n = next(g for g in m.groups() if g)
-        q.count = COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)
-        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
-    elif (
-        not q.cards
-        and not q.owned
-        and ends_with_count(s)
-        and (m := FOLLOW_COUNT.search(s, max(0, len(s) - 40)))
-    ):
-        n = next(g for g in m.groups() if g)  # "on two of them?": the count alone
-        q.count = COUNT_WORDS.get(n) or int(n)
-        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
-    if ("tp" in s or "tensor" in s) and (m := TENSOR_PARALLEL.search(s)):
-        q.count = q.count or int(m.group(1))  # "tp=4": tensor parallel over four cards
-        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
-    if q.count is not None and q.cards and q.cards[0].count is None:
-        q.cards[0].count = q.count
+    s = read_counts(q, s, bool(flags & HAS_COUNT))
     if digits and flags & HAS_SHAPE:
         s = read_shape(q, s)
 
     if flags & HAS_OTHER_MONEY and (m := OTHER_MONEY.search(s)):
         q.other_money = m.group(0).strip()
-        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
+        s = cut_money(q, s, m, catalog)  # and a period after it ("8 zł/h")
     elif (
         flags & HAS_BUDGET or (flags & HAS_MONTH_SHORT and MONTH_SHORT.search(s) is not None)
     ) and (m := BUDGET.search(s)):
         g = m.groups()
         at = next(i for i in range(0, len(g), 2) if g[i])  # each form: (amount, thousands)
         q.budget_usd = money(g[at], g[at + 1])
-        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
+        s = cut_money(q, s, m, catalog)  # and a period after it ("$2/hr", "$50 a day")
 
     # Names with their own numbers ("Qwen/Qwen2.5-32B-Instruct", "llama3.1:70b-q4_K_M").
     idents: list[str] = []
@@ -325,7 +306,9 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
 
     # A VRAM amount always asks "does it fit"; a card may also just be the subject.
     q.wants_fit = q.vram_gb is not None or (bool(q.cards or q.owned) and FIT.search(s) is not None)
-    q.wants_card_info = bool(q.cards and flags & HAS_CARD_INFO) and bool(CARD_INFO.search(s))
+    q.wants_card_info = bool(q.cards) and (
+        bool(flags & HAS_CARD_INFO and CARD_INFO.search(s)) or RENT_TERMS.search(low) is not None
+    )
     q.wants_what_fits = (
         bool(q.cards or q.owned or q.vram_gb)
         and WHAT_FITS_HINTS.search(low) is not None

@@ -12,6 +12,7 @@ class CardAsk:
     name: str
     count: int | None = None
     several: bool = False  # "on h100s", "na kilku a100": no count, but more than one may do
+    said_gb: float | None = None  # an amount right after the name ("h100 nvl 94gb", "a100 40gb")
 
 
 @dataclass(slots=True)
@@ -59,6 +60,7 @@ class Query:
     unified: bool = False  # a Mac: the amount is memory the GPU shares with the CPU
     invalid: tuple[str, str] | None = None  # a slot said with a value nobody can size (batch 0)
     other_money: str | None = None  # an amount in a currency we do not price in ("2 000 zł")
+    variant: tuple[str, float] | None = None  # a card with an amount it does not have: sized so
     pasted: ModelSpec | None = None  # a shape read from a pasted config.json (not the catalog)
     config_error: str | None = None  # why a pasted config.json could not be read
     pasted_guessed: tuple[str, ...] = ()  # the paste's keys sized with a default
@@ -98,7 +100,7 @@ def new_query(text: str, truncated: bool, lang: Lang | None) -> Query:
     q.text, q.truncated, q.lang = text, truncated, lang
     q.task = q.precision = q.kv_dtype = q.context_tokens = q.batch = q.size_b = None
     q.bad_size_b = q.model = q.count = q.vram_gb = q.budget_usd = q.faq_topic = None
-    q.wants_limit = q.invalid = q.other_money = q.pasted = q.config_error = None
+    q.wants_limit = q.invalid = q.other_money = q.pasted = q.config_error = q.variant = None
     q.task_generic = q.unmatched_model = q.wants_fit = q.wants_what_fits = False
     q.wants_cards = q.wants_card_info = q.wants_help = q.wants_hourly = False
     q.followup = q.unified = q.rig = False

@@ -5,9 +5,11 @@ from __future__ import annotations
 import math
 import re
 
+from engine.lazyre import lazy
 from engine.limits import (
     MAX_BUDGET_USD,
     MAX_CARDS,
+    MAX_CONTEXT_TOKENS,
     MAX_SIZE_B,
     MAX_TOKENS,
     MAX_VRAM_GB,
@@ -38,6 +40,17 @@ from engine.understand.patterns import (
     shape_field,
 )
 from engine.understand.query import Query
+from engine.understand.variants import variant_amount
+
+# A context said below zero ("-5k context", "ctx -8k"): the other context forms skip a "-"
+_CTX_UNIT = r"\s*(k\b|m\b|tys\b\.?|thousand\b|mln\b|million\b|พัน)?"
+NEGATIVE_CONTEXT = lazy(
+    r"(?<![\w.])-(\d+(?:[.,]\d+)?)" + _CTX_UNIT + r"\s*(?:tokens?\s+(?:of\s+)?)?"
+    r"(?:context|ctx|kontekst\w*|บริบท)|(?:context|ctx|kontekst\w*|บริบท)\s*(?:of|=|:)?\s*-"
+    r"(\d+(?:[.,]\d+)?)" + _CTX_UNIT + r"(?![\w.])"
+    r"|(?<![\w.])-(\d+(?:[.,]\d+)?)\s*(k|m)\b(?!\s*(?:usd|\$|b\b|gb\b|/))"  # "70b -5k"
+)
+GIB_GB = 2**30 / 1e9  # "24 GiB" is 25.77 GB
 
 
 def num(text: str) -> float:
@@ -65,6 +78,12 @@ def read_numbers(  # noqa: C901 (one list of gated slots)
     if "." in s:  # "llama3.170b": Llama 3.1 at 70B, not a 3.17B model
         s = unglue_size(words, s)
     context_word = bool(flags & HAS_CONTEXT_WORD)  # cuts below only remove words
+    if "-" in s and (m := NEGATIVE_CONTEXT.search(s)):  # "-5k context"
+        said = (
+            "-" + next(g for g in m.groups()[::2] if g) + "".join(g for g in m.groups()[1::2] if g)
+        )
+        q.invalid = ("context_tokens", said)
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m): not a default 8k, not a size
     if flags & HAS_CONTEXT_NOUN and (m := CONTEXT_BEFORE.search(s)):
         # "16k context 4 users": the number before the word, so "4" stays the users
         q.context_tokens = tokens(num(m.group(1).replace(",", "").replace(" ", "")), m.group(2))
@@ -77,6 +96,9 @@ def read_numbers(  # noqa: C901 (one list of gated slots)
     elif ("k" in s or "m" in s) and (m := _free(CONTEXT_KM, s, words)):  # its unit
         q.context_tokens = tokens(num(m.group(1)), m.group(2))
         s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
+
+    if q.context_tokens is not None and q.context_tokens > MAX_CONTEXT_TOKENS and m:
+        q.invalid = ("context_large", m.group(1) + (m.group(2) or ""))  # said back as typed
 
     if flags & HAS_BATCH and (m := BATCH.search(s)):
         after_word, rest, thai_rest, after_thai = m.groups()
@@ -95,11 +117,14 @@ def read_numbers(  # noqa: C901 (one list of gated slots)
         s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
 
     if "g" in s and (m := VRAM_GB.search(s)):  # every form ends in "gb", "gib" or "g"
-        q.vram_gb = num(m.group(1))
+        amount = num(m.group(1))
+        q.vram_gb = amount * GIB_GB if m.group(2) == "gib" else amount  # GB is 10^9 bytes
         s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
-        # "a 4090 24gb" restates the card's memory; it is not a second thing to check.
-        if any(abs(words.card_vram[c.name] - q.vram_gb) <= 1 for c in (*q.cards, *q.owned)):
+        # "a 4090 24gb" (or "24 gib") restates the card's memory; not a second thing to check.
+        if any(abs(words.card_vram[c.name] - amount) <= 1 for c in (*q.cards, *q.owned)):
             q.vram_gb = None
+        else:  # "h100 nvl 94gb", "a100 40gb": a variant we do not know, sized as that amount
+            variant_amount(q, amount)
 
     size_neighbor = ""
     if m := SIZE.search(s):
