@@ -108,10 +108,11 @@ def _rungs_sorted(b: Builder, req: Request, asked: Rung) -> list[Rung]:
 
 
 def _shipped_floor(b: Builder, req: Request) -> float | None:
-    """For a model asked in the quantised format it ships in (gpt-oss's MXFP4): the most bits
-    per weight a lighter rung may have (``order.really_lighter``); None for any other."""
-    parts = req.weight_parts
-    if parts is None or not parts.as_released:
+    """For a quantised checkpoint with parts (gpt-oss's MXFP4 experts and BF16 rest, an AWQ
+    model): the most bits per weight a lighter rung may have (``really_lighter``): a rung
+    that counts every parameter at about the same width is not lighter, only counted
+    otherwise. None for any other request."""
+    if req.weight_parts is None:
         return None
     bits = b.cat.precision_by_name[req.precision].bits
     return bits - LIGHTER_BITS if bits < 16 else None

@@ -181,3 +181,27 @@ def test_a_change_with_room_is_not_called_tight(cat: Catalog) -> None:
     q6 = next(x for x in lines if x.startswith("Use Q6_K"))
     assert "Tight" not in q6
     assert "Tight: under 5 GB left." in lines[0]
+
+
+# -- 4. the shipped precision asked by name is sized as shipped
+
+
+@pytest.mark.parametrize(
+    ("asked", "shipped"),
+    [
+        ("Rent an MI300X for DeepSeek R1 in FP8", "Will DeepSeek R1 fit on 8x H100?"),
+        ("deepseek v3 fp8 on 8x h200", "deepseek v3 on 8x h200"),
+        ("kimi k2 in fp8 on 8x h200", "kimi k2 on 8x h200"),
+    ],
+)
+def test_the_shipped_precision_asked_by_name_uses_the_shipped_parts(
+    cat: Catalog, asked: str, shipped: str
+) -> None:
+    a, b = ask(asked, catalog=cat), ask(shipped, catalog=cat)
+    assert a.request is not None and b.request is not None
+    assert a.request.precision == b.request.precision == "fp8"
+    assert a.request.weight_parts is not None and b.request.weight_parts is not None
+    assert a.request.weight_parts.dense == b.request.weight_parts.dense
+    assert a.request.weight_parts is not None and a.request.weight_parts.embeddings == "bf16"
+    assert a.memory_gb is not None and b.memory_gb is not None
+    assert a.memory_gb["weights"] == pytest.approx(b.memory_gb["weights"])
