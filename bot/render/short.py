@@ -12,14 +12,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bot.render.lead import change_words, lead, on_the_same
 from engine import (
     Answer,
     Catalog,
     Fit,
-    FitChange,
     Note,
     Pick,
-    ctx_label,
     fmt_gb,
     fmt_num,
     fmt_usd,
@@ -194,12 +193,13 @@ def _fit_verdict(cat: Catalog, lang: str, fit: Fit) -> str:
             price=price,
             room=_room(cat, lang, fit.headroom_gb, fit.tight),
         )
-    elif (lead := _lead(fit)) is not None and lead.change != "precision":
+    elif (c := lead(fit)) is not None and c.change != "precision":
         # the smallest change first (the engine's order), as the headline says it
         gb = -fit.headroom_gb
         key = "short.no_fit_rule" if gb <= 0 else "short.no_fit"
         first = t(cat, lang, key, count=fit.count, card=fit.card, gb=_margin(lang, gb))
-        first += " · ✅ " + _change_short(cat, lang, fit, lead)
+        key, values, tight = change_words(fit, c)
+        first += " · ✅ " + t(cat, lang, key, room=_room(cat, lang, c.headroom_gb, tight), **values)
     elif fit.best is not None and fit.precision:  # the ladder's best rung on this hardware
         first = t(
             cat,
@@ -211,72 +211,11 @@ def _fit_verdict(cat: Catalog, lang: str, fit: Fit) -> str:
             best=fit.best.precision.upper(),
             room=_room(cat, lang, fit.best.headroom_gb, fit.best.headroom_gb < 5),
         )
-    elif fit.headroom_gb >= 0:  # memory enough, a rule says no (FP8 on a card without it)
-        first = t(cat, lang, "short.no_fit_rule", count=fit.count, card=fit.card)
-    else:
-        first = t(
-            cat,
-            lang,
-            "short.no_fit",
-            count=fit.count,
-            card=fit.card,
-            gb=_margin(lang, -fit.headroom_gb),
-        )
+    else:  # no: how short it is, or memory enough and a rule says no (FP8 on a card without)
+        gb = -fit.headroom_gb
+        key = "short.no_fit_rule" if gb <= 0 else "short.no_fit"
+        first = t(cat, lang, key, count=fit.count, card=fit.card, gb=_margin(lang, gb))
     return first
-
-
-# the engine's changes, and their line-1 texts (a training run's are said in the headline)
-_SHORT = {
-    "kv_cache": "short.change_kv",
-    "context": "short.change_context",
-    "batch": "short.change_batch",
-    "precision_kv": "short.change_kv",
-    "precision_context": "short.change_context",
-    "precision_batch": "short.change_batch",
-    "low_bits": "short.change_low",
-    "low_bits_kv": "short.change_low_kv",
-    "cards": "short.change_cards",
-}
-
-
-def _lead(fit: Fit) -> FitChange | None:
-    """The change an answer leads with: the engine's first (its smallest), when line 1 has
-    words for it ("precision" is the best rung's own line)."""
-    if not fit.changes:
-        return None
-    c = fit.changes[0]
-    return c if c.change in _SHORT or c.change == "precision" else None
-
-
-def _on_the_same(fit: Fit, rec: Pick | None) -> bool:
-    """Whether line 1's change needs no pick beside it: it keeps the asked hardware, or it
-    names the very set the pick is."""
-    lead = _lead(fit)
-    if lead is None:
-        return False
-    return lead.change != "cards" or (
-        rec is not None and (rec.card, rec.count) == (fit.card, lead.count)
-    )
-
-
-def _change_short(cat: Catalog, lang: str, fit: Fit, c: FitChange) -> str:
-    key = _SHORT[c.change]
-    if c.change in ("kv_cache", "precision_kv") and c.kv_dtype == "q8_0":  # llama.cpp's
-        key += "_q8"
-    if c.change in ("batch", "precision_batch") and c.batch == 1:
-        key = "short.change_batch_one"
-    tight = c.headroom_gb < 5 if c.count == 1 else c.headroom_gb / c.count < 2
-    return t(
-        cat,
-        lang,
-        key,
-        prec=c.precision.upper(),
-        ctx=ctx_label(c.context_tokens),
-        batch=c.batch,
-        count=c.count,
-        card=fit.card,
-        room=_room(cat, lang, c.headroom_gb, tight),
-    )
 
 
 def _over_budget(answer: Answer, cat: Catalog, budget: float) -> str:
@@ -313,7 +252,7 @@ def _verdict(answer: Answer, cat: Catalog, teaser: bool) -> list[str]:
         fits = _asked_fits(answer)[:3]
         lines = [_fit_verdict(cat, lang, fit) for fit in fits]
         held = (  # on the asked hardware as it is: more cards still want the pick beside
-            f.fits or (f.best is not None and f.precision) or _on_the_same(f, rec) for f in fits
+            f.fits or (f.best is not None and f.precision) or on_the_same(f, rec) for f in fits
         )
         if rec is not None and not any(held):  # nothing asked holds it: what would
             lines[0] += " · ✅ " + _pick_line(cat, lang, rec)
