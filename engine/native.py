@@ -95,6 +95,11 @@ def choose_weights(
         if q.precision is None and base is not None and base.precision == precision:
             same_model = base.model is not None and base.model.id == ref.id
             return precision, base.weight_parts if same_model else parts_for(cat, ref, precision)
+        spec = cat.model_by_id.get(ref.id) if ref.id else None
+        if spec is not None and not _all_16_bit(cat, spec):
+            n = spec.native_precision
+            if precision == (n.experts or n.dense):  # the shipped format, asked by name
+                return precision, _shipped(spec, ref, as_released=False)
         return precision, parts_for(cat, ref, precision)
     spec = cat.model_by_id.get(ref.id) if ref.id and q.model is not None else None
     if spec is None:
@@ -105,13 +110,19 @@ def choose_weights(
     if _all_16_bit(cat, spec):
         return BASELINE, None
     n = spec.native_precision
-    parts = WeightParts(
+    return n.experts or n.dense, _shipped(spec, ref)
+
+
+def _shipped(spec: ModelSpec, ref: ModelRef, as_released: bool = True) -> WeightParts:
+    """The parts of a model's official checkpoint, the same sizes asked by name or not
+    (``as_released``: not asked, so the answer says how it was counted)."""
+    n = spec.native_precision
+    return WeightParts(
         experts=n.experts if ref.experts_b else None,
         dense=n.dense,
         embeddings=n.embeddings,
-        as_released=True,
+        as_released=as_released,
     )
-    return n.experts or n.dense, parts
 
 
 def weights_gb(cat: Catalog, req: Request) -> float | None:

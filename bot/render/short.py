@@ -12,19 +12,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bot.render.lead import change_words, lead, on_the_same
 from engine import (
     Answer,
     Catalog,
     Fit,
-    FitChange,
     Note,
     Pick,
-    ctx_label,
     fmt_gb,
     fmt_num,
     fmt_usd,
     t,
-    two_slot_lead,
 )
 
 __all__ = [
@@ -195,6 +193,13 @@ def _fit_verdict(cat: Catalog, lang: str, fit: Fit) -> str:
             price=price,
             room=_room(cat, lang, fit.headroom_gb, fit.tight),
         )
+    elif (c := lead(fit)) is not None and c.change != "precision":
+        # the smallest change first (the engine's order), as the headline says it
+        gb = -fit.headroom_gb
+        key = "short.no_fit_rule" if gb <= 0 else "short.no_fit"
+        first = t(cat, lang, key, count=fit.count, card=fit.card, gb=_margin(lang, gb))
+        key, values, tight = change_words(fit, c)
+        first += " · ✅ " + t(cat, lang, key, room=_room(cat, lang, c.headroom_gb, tight), **values)
     elif fit.best is not None and fit.precision:  # the ladder's best rung on this hardware
         first = t(
             cat,
@@ -206,49 +211,13 @@ def _fit_verdict(cat: Catalog, lang: str, fit: Fit) -> str:
             best=fit.best.precision.upper(),
             room=_room(cat, lang, fit.best.headroom_gb, fit.best.headroom_gb < 5),
         )
-    else:
-        if fit.headroom_gb >= 0:  # memory enough, a rule says no (FP8 on a card without it)
-            first = t(cat, lang, "short.no_fit_rule", count=fit.count, card=fit.card)
-        else:
-            first = t(
-                cat,
-                lang,
-                "short.no_fit",
-                count=fit.count,
-                card=fit.card,
-                gb=_margin(lang, -fit.headroom_gb),
-            )
-            two = _two_slots(fit)
-            if two is not None:  # no one change is enough, two are: said at once
-                q8 = two.change == "precision_kv" and two.kv_dtype == "q8_0"  # llama.cpp's
-                key = _SHORT[two.change] + ("_q8" if q8 else "")
-                if two.change == "precision_batch" and two.batch == 1:
-                    key = "short.change_batch_one"
-                room = _room(cat, lang, two.headroom_gb, two.headroom_gb < 5)
-                first += " · ✅ " + t(
-                    cat,
-                    lang,
-                    key,
-                    prec=two.precision.upper(),
-                    ctx=ctx_label(two.context_tokens),
-                    batch=two.batch,
-                    room=room,
-                )
+    else:  # no: how short it is, or memory enough and a rule says no (FP8 on a card without)
+        gb = -fit.headroom_gb
+        key = "short.no_fit_rule" if gb <= 0 else "short.no_fit"
+        first = t(cat, lang, key, count=fit.count, card=fit.card, gb=_margin(lang, gb))
     if " + " in fit.card and fit.count == 1:  # a person's rig of different cards: its name
         first = first.replace(f"1× {fit.card}", fit.card)
     return first
-
-
-# the engine's changes of two slots, and their line-1 texts
-_SHORT = {
-    "precision_kv": "short.change_kv",
-    "precision_context": "short.change_context",
-    "precision_batch": "short.change_batch",
-}
-
-
-def _two_slots(fit: Fit) -> FitChange | None:
-    return two_slot_lead(fit.changes)
 
 
 def _over_budget(answer: Answer, cat: Catalog, budget: float) -> str:
@@ -284,9 +253,8 @@ def _verdict(answer: Answer, cat: Catalog, teaser: bool) -> list[str]:
         # "X on A or B": a verdict line for each card asked about, not the first alone
         fits = _asked_fits(answer)[:3]
         lines = [_fit_verdict(cat, lang, fit) for fit in fits]
-        held = (
-            f.fits or (f.best is not None and f.precision) or _two_slots(f) is not None
-            for f in fits
+        held = (  # on the asked hardware as it is: more cards still want the pick beside
+            f.fits or (f.best is not None and f.precision) or on_the_same(f, rec) for f in fits
         )
         if rec is not None and not any(held):  # nothing asked holds it: what would
             lines[0] += " · ✅ " + _pick_line(cat, lang, rec)

@@ -12,8 +12,10 @@ from engine.kinds import ladder
 from engine.kinds.base import Builder
 from engine.kinds.combos import training_changes
 from engine.kinds.ladder import Hardware, Rung
+from engine.kinds.order import LOW_BITS
 from engine.kinds.probe import engine_limits
 from engine.kinds.rig import adjust, rig_cards, rig_of
+from engine.kinds.rungs import really_lighter
 from engine.kinds.sizing import training_notes
 from engine.kinds.terms import hourly_note, unified_note
 from engine.limits import MAX_BATCH, MAX_CONTEXT_TOKENS
@@ -241,6 +243,26 @@ def limit_hardware(b: Builder) -> Hardware | None:
     return ladder.card_hardware(b.cat.card_by_name[prev[0]], prev[1])
 
 
+def low_bit_options(b: Builder, hw: Hardware, inf: Request) -> list[LimitOption]:
+    """The heaviest sub-4-bit GGUF type that holds one user at the asked context (with the
+    quality caveat), for a limit question nothing on the ladder answers."""
+    asked_bits = b.cat.precision_by_name[inf.precision].bits
+    for name in LOW_BITS:
+        fmt = b.cat.precision_by_name.get(name)
+        if fmt is None or not really_lighter(fmt.bits, asked_bits):
+            continue
+        r = inf.model_copy(update={"precision": name, "weight_parts": None})
+        users = ladder.max_users(b, hw, r)
+        if users == 0:
+            continue
+        b.caveat("low_bits_limit", prec=name.upper())
+        q8 = r.model_copy(update={"kv_dtype": "fp8"})  # as the ladder's rows
+        most = ladder.max_context(b, hw, r)
+        return [LimitOption(precision=name, max_context_tokens=most, max_batch=users,
+                            max_batch_kv_fp8=ladder.max_users(b, hw, q8))]  # fmt: skip
+    return []
+
+
 def limit(b: Builder, req: Request) -> Answer:
     assert req.model is not None
     hw = limit_hardware(b)
@@ -279,6 +301,8 @@ def limit(b: Builder, req: Request) -> Answer:
                     max_batch_kv_fp8=ladder.max_users(b, hw, kv8),
                 )
             )
+    if mb == 0 and not options:  # no 4-bit format either: the heaviest one below 4 bits
+        options += low_bit_options(b, hw, inf)
     b.model_notes(inf)
     if hw.fp8:  # the hardware runs FP8: the cards left out elsewhere do not matter here
         b.caveats = [n for n in b.caveats if n.code != "fp8_cards"]

@@ -20,6 +20,7 @@ from engine.kinds.hardware import (
     owned_hardware,
     runnable,
 )
+from engine.kinds.order import low_bits, ordered
 from engine.kinds.probe import CTX_STEP, Probe, context_cap, max_context, max_users, probe
 from engine.kinds.rungs import LADDER, Rung, rung_request, rungs
 from engine.recommend import (
@@ -297,16 +298,20 @@ def changes(
     if best is None:  # no one precision is enough: with a second slot
         cache = any(c.change == "kv_cache" for c in out)  # the 8-bit cache alone does it
         out += precision_and_limit(b, hw, req, p, shown, not mctx, not mbatch, not cache)
+        if not out:  # no 4-bit format either: one below 4 bits, on the same hardware
+            out += low_bits(b, hw, req, p)
     if hw.card is not None or hw.owned is not None:
         out += more_cards(hw, req, shown, asked_at, p.weights)
-    return out
+    return ordered(out, req)
 
 
 def more_cards(
     hw: Hardware, req: Request, shown: list[Rung], asked_at: int | None, asked_bytes: float
 ) -> list[FitChange]:
-    """How many of the asked card hold it at the asked precision, and, when fewer cards would
-    do at a lower precision, that too ("2x 4090 in INT4" beside "8x 4090 in BF16").
+    """The fewest more of the asked card that hold it, at the heaviest rung that leaves them
+    real room (the first that fits, when none does), then the fewest that hold it at the
+    asked precision ("2x 4090 in INT4" before "8x 4090 in BF16"). A card we rent in sets
+    is only offered in those sets (SIZING.md: recommendations keep the set rules).
 
     ``shown``: the rungs the hardware runs (``ladder_options``'), the asked one at
     ``asked_at`` (None: the hardware does not run it); ``asked_bytes``: its weights."""
@@ -316,29 +321,29 @@ def more_cards(
     assert known is not None
     heads = m.attention_heads
     counts = [n for n in range(hw.count + 1, 9) if heads % n == 0]  # TP divides the heads
+    if hw.card is not None and hw.card.set_sizes:  # rented in sets: only those
+        counts = [n for n in counts if n in hw.card.set_sizes]
     out: list[FitChange] = []
     if not counts or not shown:
         return out
     sets = _sets_of(known.vram_gb, counts, shown[0].kv, m)  # every rung's cache is one sum
-    same = None
-    if asked_at is not None:
-        asked = shown[asked_at]
-        for n, cap, extra, tp in sets:
-            if (tp or asked.split) and cap - asked.total - extra >= 0:
-                same = n
-                out.append(_cards(req, asked, n, cap - asked.total - extra))
-                break
-    if same == counts[0]:
-        return out
+    asked = shown[asked_at] if asked_at is not None else None
     # the rungs and their weights do not depend on the count (FP8 support is the card's)
-    lighter = [g for g in shown if g.weights < asked_bytes]
+    tried = [g for g in shown if g is asked or g.weights < asked_bytes]
     for n, cap, extra, tp in sets:
-        if same is not None and n >= same:
+        held = [(g, cap - g.total - extra) for g in tried if tp or g.split]
+        held = [(g, room) for g, room in held if room >= 0]
+        if held:
+            real = min(TIGHT_PER_CARD_GB * n, cap * 0.1)  # as ``_lead``'s room
+            g, room = next(((g, r) for g, r in held if r >= real), held[0])
+            out.append(_cards(req, g, n, room))
             break
-        for g in lighter:  # the first (most bytes) that holds on n cards
-            if (tp or g.split) and cap - g.total - extra >= 0:
-                out.append(_cards(req, g, n, cap - g.total - extra))
-                return out
+    if asked is None or (out and out[0].precision == asked.precision):
+        return out
+    for n, cap, extra, tp in sets:
+        if (tp or asked.split) and cap - asked.total - extra >= 0:
+            out.append(_cards(req, asked, n, cap - asked.total - extra))
+            break
     return out
 
 

@@ -17,6 +17,14 @@ from engine.sizing import OVERHEAD_GB
 
 # Weight precisions a fit is tried at: the sources' three, INT8 and the common GGUF types.
 LADDER = ("bf16", "fp8", "q8_0", "int8", "q6_k", "q5_k_m", "q4_k_m", "int4")
+# A precision is lighter than the asked one only when it drops at least this many bits per
+# weight: INT4 (4.0) is not lighter than MXFP4 (4.25) or NVFP4 (4.5) under another name.
+LIGHTER_BITS = 0.5
+
+
+def really_lighter(bits: float, asked_bits: float) -> bool:
+    """Whether a format of ``bits`` per weight is a real step down from ``asked_bits``."""
+    return bits <= asked_bits - LIGHTER_BITS
 
 
 class Rung(NamedTuple):
@@ -56,10 +64,13 @@ def _rungs(b: Builder, req: Request) -> list[Rung]:
     table: list[Rung] = []
     add = table.append
     said, asked_weights = req.precision, asked.weights
+    floor = _shipped_floor(b, req)
     placed = False
     for p, w, fp8, read, gguf in rows:
         if p == said:
             continue
+        if floor is not None and w < asked_weights and b.cat.precision_by_name[p].bits > floor:
+            continue  # the shipped 4-bit checkpoint under another name: not a lighter one
         if not placed and w <= asked_weights:
             add(asked)
             placed = True
@@ -78,9 +89,12 @@ def _rungs_sorted(b: Builder, req: Request, asked: Rung) -> list[Rung]:
     kv = asked.kv
     active = m.active_params_b or m.params_b
     split_parts = m.embeddings_b is not None  # parts_for gives None for every one without
+    floor = _shipped_floor(b, req)
     for p, bpp, fp8, gguf in _ladder_rows(cat):
         if p == req.precision:
             continue
+        if floor is not None and m.params_b * bpp < asked.weights and bpp * 8 > floor:
+            continue  # as in _rungs
         parts = native.parts_for(cat, m, p) if split_parts else None
         if parts is not None:  # a mixed checkpoint: the request and its sums, the long way
             table.append(_eager(b, req.model_copy(update={"precision": p, "weight_parts": parts})))
@@ -91,6 +105,17 @@ def _rungs_sorted(b: Builder, req: Request, asked: Rung) -> list[Rung]:
         table.append(_tuple_new(Rung, row))
     table.sort(key=_by_weights, reverse=True)  # stable: ties keep their order, as -weights did
     return table
+
+
+def _shipped_floor(b: Builder, req: Request) -> float | None:
+    """For a quantised checkpoint with parts (gpt-oss's MXFP4 experts and BF16 rest, an AWQ
+    model): the most bits per weight a lighter rung may have (``really_lighter``): a rung
+    that counts every parameter at about the same width is not lighter, only counted
+    otherwise. None for any other request."""
+    if req.weight_parts is None:
+        return None
+    bits = b.cat.precision_by_name[req.precision].bits
+    return bits - LIGHTER_BITS if bits < 16 else None
 
 
 _ModelRow = tuple[str, float, bool, float, bool]  # precision, weights, FP8, read, GGUF

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from engine.answer_types import Answer, Fit, FitChange, Request, two_slot_lead
+from engine.answer_types import TWO_SLOTS, Answer, Fit, FitChange, Request
 from engine.native import VLLM_DEFAULT_SHARE
-from engine.recommend import NODE_CARDS, set_price
+from engine.recommend import NODE_CARDS, is_tight, set_price
 from engine.text.choose import neither
 from engine.text.formulas import math_lines
 from engine.text.labels import alternatives_section, fit_line, memory_lines, pick_line
@@ -97,6 +97,11 @@ def headline(v: Voice, a: Answer) -> str:
                 ctx_label(f.max_context_tokens or 0),
             )
         )
+    lead = f.changes[0] if f.changes else None  # the smallest change (kinds/order.py)
+    if f.best is not None and lead is not None and lead.change != "precision":
+        return fill["headline.ladder_change:prec,hw,total,cap,change"](
+            (req.precision.upper(), hw, total, gb[f.vram_gb or 0], change_line(v, lead, f, req))
+        )
     if f.best is not None:
         best = f.best
         trained = req.model.max_context_tokens if req.model is not None else None
@@ -117,10 +122,10 @@ def headline(v: Voice, a: Answer) -> str:
         return text + roomier(v, f)
     lowest = f.options[-1] if f.options else None
     plain = f.card not in v.cat.card_by_name and f.card not in v.cat.owned_by_name and not a.rig
-    two = two_slot_lead(f.changes)
     # asked at the lowest rung already: "even INT4 needs" would repeat the question's own
     # number; with a change of two slots, that change is said instead
-    at_lowest = lowest is None or lowest.precision == req.precision or two is not None
+    two = lead is not None and lead.change in TWO_SLOTS
+    at_lowest = lowest is None or lowest.precision == req.precision or two
     spec = (
         ("headline.ladder_none_capacity", "headline.ladder_none")[not plain]
         + ("_lowest" if at_lowest else "")
@@ -136,7 +141,7 @@ def headline(v: Voice, a: Answer) -> str:
             gb[lowest.total_gb] if lowest else total,
         )
     )
-    return text + (" " + change_line(v, two, f, req) if two is not None else "")
+    return text + (" " + change_line(v, lead, f, req) if lead is not None else "")
 
 
 def roomier(v: Voice, f: Fit) -> str:
@@ -166,7 +171,18 @@ def roomier(v: Voice, f: Fit) -> str:
 
 _CHANGES = {  # each change's spec, written once
     k: f"change.{k}:prec,ctx,batch,count,card,total,headroom,heads"
-    for k in ("precision", "kv_cache", "kv_cache_q8", "context", "batch", "batch_one", "cards")
+    for k in (
+        "precision",
+        "kv_cache",
+        "kv_cache_q8",
+        "context",
+        "batch",
+        "batch_one",
+        "cards",
+        "cards_not_rented",
+        "low_bits",
+        "low_bits_kv",
+    )
 }
 
 
@@ -185,6 +201,16 @@ _TRAINING = {
 
 
 def change_line(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
+    """One change, said with its numbers; a tight one says so (SIZING.md rule 4)."""
+    line = _change_text(v, c, f, req)
+    if not is_tight(c.headroom_gb, c.count):
+        return line
+    if c.count == 1:
+        return line + " " + v.t("change.tight_one")
+    return line + " " + v.t("change.tight", per_card=v.rooms[c.headroom_gb / c.count])
+
+
+def _change_text(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
     assert req.model is not None
     training = _TRAINING.get(c.change)
     if training is not None:
@@ -197,6 +223,9 @@ def change_line(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
     key = c.change + "_one" if one else c.change
     if c.kv_dtype == "q8_0" and key in ("kv_cache", "precision_kv"):  # llama.cpp's cache
         key += "_q8"
+    card = v.cat.card_by_name.get(f.card)
+    if key == "cards" and card is not None and c.count not in card.set_sizes:
+        key = "cards_not_rented"  # a fleet card in a set we do not rent: physics only
     spec = _CHANGES.get(key) or f"change.{key}:prec,ctx,batch,count,card,total,headroom,heads"
     return v.fill[spec](
         (
