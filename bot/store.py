@@ -94,6 +94,7 @@ def context_to_json(ctx: Context) -> str:
             "count": ctx.pick_count,
             "vram_gb": ctx.vram_gb,
             "budget_usd": ctx.budget_usd,
+            "mac": ctx.mac,
         }
     )
 
@@ -104,8 +105,8 @@ def _positive(value: object) -> float | None:
 
 
 def context_from_json(text: str) -> Context:
-    """A stored context; the keys added later ("count", "vram_gb", "budget_usd") may be
-    absent from contexts stored before them."""
+    """A stored context; the keys added later ("count", "vram_gb", "budget_usd", "mac") may
+    be absent from contexts stored before them."""
     raw = json.loads(text)
     count = raw.get("count")
     pick_count = (
@@ -117,4 +118,5 @@ def context_from_json(text: str) -> Context:
         pick_count,
         _positive(raw.get("vram_gb")),
         _positive(raw.get("budget_usd")),
+        mac if isinstance(mac := raw.get("mac"), str) and mac else None,
     )

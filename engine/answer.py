@@ -87,6 +87,7 @@ def ask(
         q.budget_usd *= cat.fleet.provider.hours_per_month  # (a kept budget is monthly)
     if previous is not None and previous.vram_gb and q.vram_gb is None:
         _keep_amount(q, previous.vram_gb)
+        q.unified = q.unified or (previous.mac is not None and q.vram_gb == previous.vram_gb)
     if previous is not None and previous.budget_usd and q.budget_usd is None:
         _keep_budget(q, previous.budget_usd)
     forced = pick_lang(lang)
@@ -188,7 +189,8 @@ def context_of(answer: Answer) -> Context | None:
         pick, count = fit.card, fit.count
         if answer.request.card is None:  # checked against a plain amount, not a card
             vram = fit.vram_gb
-    return Context(answer.request, pick, count, vram, answer.budget_usd)
+    mac = fit.mac if fit is not None and vram is not None else None
+    return Context(answer.request, pick, count, vram, answer.budget_usd, mac)
 
 
 def _short_followup(q: Query, prev: Context) -> Context:

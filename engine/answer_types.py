@@ -180,6 +180,15 @@ class Fit(_Out):
     link_gbps: float | None = None
     decode_kv_tok_s: float | None = None
     precision: str | None = None
+    # a Mac: the memory its GPU may use by default, which the verdict, the room and the limits
+    # are judged against (``vram_gb`` stays the whole); ``raise_limit_mb``: the asked request
+    # fits only the whole memory, after `sudo sysctl iogpu.wired_limit_mb=<that>`; the
+    # limits at the whole memory once the limit is raised
+    gpu_share_gb: float | None = None
+    raise_limit_mb: int | None = None
+    raised_max_context_tokens: int | None = None
+    raised_max_batch: int | None = None
+    mac: str | None = None  # the Mac as named ("MacBook Pro M3 Max"), None for other hardware
 
 
 class RigCard(_Out):
@@ -231,6 +240,11 @@ class Limit(_Out):
     # the same two limits when the engine plans with 90% of each card (vLLM's default)
     engine_context_tokens: int | None = None
     engine_batch: int | None = None
+    # a Mac: the limits above are at the memory its GPU may use by default (``gpu_share_gb``);
+    # these at the whole memory once `sudo sysctl iogpu.wired_limit_mb` raises that limit
+    gpu_share_gb: float | None = None
+    raised_context_tokens: int | None = None
+    raised_batch: int | None = None
 
 
 class Note(_Out):
@@ -304,6 +318,7 @@ class Context:
     pick_count: int | None = None
     vram_gb: float | None = None  # the plain amount it was checked against ("in 48gb")
     budget_usd: float | None = None  # the monthly budget it was asked within ("under $500")
+    mac: str | None = None  # the Mac that plain amount is ("MacBook Pro M3 Max")
 
 
 def new_answer(fields: dict[str, Any]) -> Answer:

@@ -15,6 +15,7 @@ from engine import native
 from engine.answer_types import ModelRef, Request
 from engine.catalog import Catalog, norm
 from engine.kinds.base import Builder
+from engine.kinds.mac import mac_precision
 from engine.limits import (
     DEFAULT_BATCH,
     DEFAULT_CONTEXT,
@@ -199,6 +200,8 @@ def build_request(b: Builder) -> tuple[Request, ModelNote | None] | None:
     if q.task is None and base is not None and q.precision and base.task == "qlora":
         task = "inference"
     precision = q.precision or (base.precision if base and base.task == task else None)
+    if q.unified and task == "inference":  # "q4" on a Mac: the GGUF its runtimes run
+        precision = mac_precision(b, precision)
     if task in LORA_BASE_PRECISION:
         if q.precision and q.precision != LORA_BASE_PRECISION[task]:
             b.caveat_fixed("training_precision", base=LORA_BASE_PRECISION[task].upper())

@@ -182,7 +182,10 @@ def _asked_fits(answer: Answer) -> list[Fit]:
 def _fit_verdict(cat: Catalog, lang: str, fit: Fit) -> str:
     """Line 1 of a fit answer for one asked card or set: yes with its room, or the best
     precision it holds, or no with how short it is."""
-    if fit.fits:
+    if fit.fits and fit.raise_limit_mb is not None:  # a Mac, past its GPU's default share
+        room = _room(cat, lang, fit.headroom_gb, fit.tight)
+        first = t(cat, lang, "short.fits_raise", card=fit.card, mb=fit.raise_limit_mb, room=room)
+    elif fit.fits:
         price = f" · {_per_month(cat, lang, fit.monthly_usd)}" if fit.monthly_usd else ""
         first = t(
             cat,
@@ -215,8 +218,8 @@ def _fit_verdict(cat: Catalog, lang: str, fit: Fit) -> str:
         gb = -fit.headroom_gb
         key = "short.no_fit_rule" if gb <= 0 else "short.no_fit"
         first = t(cat, lang, key, count=fit.count, card=fit.card, gb=_margin(lang, gb))
-    if " + " in fit.card and fit.count == 1:  # a person's rig of different cards: its name
-        first = first.replace(f"1× {fit.card}", fit.card)
+    if fit.count == 1 and (" + " in fit.card or fit.gpu_share_gb is not None):
+        first = first.replace(f"1× {fit.card}", fit.card)  # a person's rig, a Mac: its name
     return first
 
 

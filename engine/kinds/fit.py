@@ -12,12 +12,13 @@ from engine.kinds import ladder
 from engine.kinds.base import Builder
 from engine.kinds.combos import training_changes
 from engine.kinds.ladder import Hardware, Rung
+from engine.kinds.mac import gpu_share, mac_label, mac_name, mac_notes, raise_limit_mb
 from engine.kinds.order import LOW_BITS
 from engine.kinds.probe import engine_limits
 from engine.kinds.rig import adjust, rig_cards, rig_of
 from engine.kinds.rungs import really_lighter
 from engine.kinds.sizing import training_notes
-from engine.kinds.terms import hourly_note, unified_note
+from engine.kinds.terms import hourly_note
 from engine.limits import MAX_BATCH, MAX_CONTEXT_TOKENS
 from engine.recommend import Workload, is_tight, recommend, set_price
 from engine.sizing import max_batch, max_context_tokens
@@ -148,6 +149,31 @@ def fit_on(b: Builder, hw: Hardware, req: Request, w: Workload) -> Fit:
         d["interconnect"], d["link_gbps"] = BRIDGE, card.bridge_gbps  # "my 3090s with NVLink"
     d["decode_kv_tok_s"] = dec_kv
     d["precision"] = req.precision
+    d["gpu_share_gb"] = d["raise_limit_mb"] = None
+    d["raised_max_context_tokens"] = d["raised_max_batch"] = d["mac"] = None
+    return f
+
+
+def mac_fit(b: Builder, hw: Hardware, req: Request, w: Workload) -> Fit:
+    """A Mac judged against the memory its GPU may use by default (what loads as it comes);
+    when only the whole memory holds the asked request, the fit on the whole, with the
+    `sysctl` value that allows it. ``vram_gb`` stays the whole memory (follow-ups keep it)."""
+    vram = hw.vram_gb
+    f = fit_on(b, ladder.capacity_hardware(hw.label, gpu_share(vram)), req, w)
+    whole = None if f.fits else fit_on(b, hw, req, w)
+    if whole is not None and whole.fits:
+        f = whole
+        f.__dict__["raise_limit_mb"] = raise_limit_mb(b.breakdown(req).total, vram)
+    elif f.fits and req.task == "inference":  # the limits once the limit is raised
+        p = ladder.probe(b, hw, req)
+        steps = ladder.context_cap(req) // ladder.CTX_STEP
+        f.__dict__["raised_max_context_tokens"] = p.longest(req.batch, steps) * ladder.CTX_STEP
+        f.__dict__["raised_max_batch"] = p.most_users(req.context_tokens)
+    d = f.__dict__
+    d["vram_gb"], d["gpu_share_gb"] = _float(vram), gpu_share(vram)
+    d["card"] = mac_label(b, vram, None if f.raise_limit_mb else gpu_share(vram))
+    d["mac"] = mac_name(b)
+    mac_notes(b, f, whole)
     return f
 
 
@@ -168,7 +194,13 @@ def fit(b: Builder, req: Request) -> Answer:
     w = b.workload(req, bd.total)
     mine = rig_of(b)  # the person's own different cards, as one (engine/kinds/rig.py)
     hws = [mine.hw] if mine is not None else targets(b, req)
-    fits = [fit_on(b, hw, req, w) for hw in hws]
+    mac = b.q.unified and mine is None  # a Mac: its memory is the plain amount asked
+    fits = [
+        mac_fit(b, hw, req, w)
+        if mac and hw.card is None and hw.owned is None
+        else fit_on(b, hw, req, w)
+        for hw in hws
+    ]
     if mine is not None:
         fits = [adjust(b, mine, req, fits[0])]
     for f in fits:
@@ -183,10 +215,6 @@ def fit(b: Builder, req: Request) -> Answer:
     elif fits and fits[0].rental is not None:
         r = fits[0].rental
         hourly_note(b, r.card, r.count, r.monthly_usd)
-    if fits:  # a Mac's memory: the GPU's share of it, against what the answer offers on it
-        f0 = fits[0]
-        shown = bd.total if f0.fits or f0.best is None else f0.best.total_gb
-        unified_note(b, f0.vram_gb or 0.0, shown, f0.card in b.cat.card_by_name)
     b.model_notes(req)
     training_notes(b, req)
     first = fits[0] if fits else None
@@ -235,6 +263,9 @@ def limit_hardware(b: Builder) -> Hardware | None:
         return ladder.card_hardware(b.cat.card_by_name[q.cards[0].name], q.cards[0].count)
     if q.owned:
         return ladder.owned_hardware(b.cat.owned_by_name[q.owned[0].name], q.owned[0].count)
+    if q.vram_gb and q.unified:  # a Mac: judged against its GPU's default share
+        label = mac_label(b, q.vram_gb, gpu_share(q.vram_gb))
+        return ladder.capacity_hardware(label, gpu_share(q.vram_gb))
     if q.vram_gb:
         return ladder.capacity_hardware(f"{b.num(q.vram_gb, 1)} GB", q.vram_gb)
     prev = b.prev_set()
@@ -311,6 +342,10 @@ def limit(b: Builder, req: Request) -> Answer:
     users_kv8 = ladder.max_users(b, hw, kv8) if mb and inf.kv_dtype != "fp8" else None
     named = hw.card.name if hw.card is not None and b.q.cards else None
     ctx90, users90 = engine_limits(b, hw, inf, fixed) if mctx or mb else (0, 0)
+    mac = mac_limits(b, inf) if b.q.unified and hw.card is None and hw.owned is None else None
+    if mac is not None:  # llama.cpp on a Mac: no 90% plan, the raised limit instead
+        b.caveat("mac_gpu_share", usable=b.gb(hw.vram_gb), vram=b.gb(mac[0]))
+        ctx90 = users90 = 0
     answer = Answer(
         kind="limit",
         request=inf.model_copy(update={"card": named}),
@@ -321,9 +356,20 @@ def limit(b: Builder, req: Request) -> Answer:
             max_context_tokens=mctx,
             max_batch=mb,
             options=options,
-            engine_context_tokens=ctx90 if mctx or mb else None,
-            engine_batch=users90 if mctx or mb else None,
+            engine_context_tokens=ctx90 if (mctx or mb) and mac is None else None,
+            engine_batch=users90 if (mctx or mb) and mac is None else None,
+            gpu_share_gb=hw.vram_gb if mac is not None else None,
+            raised_context_tokens=mac[1] if mac is not None else None,
+            raised_batch=mac[2] if mac is not None else None,
         ),
         kv_bytes_per_token=b.kv_per_token(inf),
     )
     return b.finish(describe_limit(b.voice, answer, b.q.wants_limit, users_kv8))
+
+
+def mac_limits(b: Builder, req: Request) -> tuple[float, int, int]:
+    """A Mac's whole memory, and the longest context and most users on it once the GPU limit
+    is raised (the limit answer's own figures are at the default share)."""
+    vram = b.q.vram_gb or 0.0
+    whole = ladder.capacity_hardware(f"{b.num(vram, 1)} GB", vram)
+    return vram, ladder.max_context(b, whole, req), ladder.max_users(b, whole, req)

@@ -20,6 +20,7 @@ from engine.kinds.hardware import (
     owned_hardware,
     runnable,
 )
+from engine.kinds.mac import MAC_PRECISION
 from engine.kinds.order import low_bits, ordered
 from engine.kinds.probe import CTX_STEP, Probe, context_cap, max_context, max_users, probe
 from engine.kinds.rungs import LADDER, Rung, rung_request, rungs
@@ -119,6 +120,7 @@ def ladder_options(
     spill = extra * count
     kvd, ctx, batch = req.kv_dtype, req.context_tokens, req.batch
     said = b.q.precision
+    mac = b.q.unified and hw.card is None and hw.owned is None  # no INT4/INT8 runtime there
     shown: list[Rung] = []
     options: list[FitOption] = []
     asked_at = best_at = None
@@ -126,6 +128,8 @@ def ladder_options(
         r, precision, total, _, _, fp8, read, split = g  # one unpack, not an attribute each
         if fp8 and not (bool(hw_fp8) if hw_fp8 is not None else precision == said):
             continue  # _runs: FP8 weights on hardware without FP8
+        if mac and precision in MAC_PRECISION and r is not req:
+            continue  # a Mac runs GGUF (engine/kinds/mac.py)
         if r is req:
             asked_at = len(options)
         room = vram - total - spill

@@ -11,18 +11,13 @@ from engine.kinds.base import Builder
 MAC_GPU_SHARE = 0.75
 
 
-def unified_note(
-    b: Builder, vram_gb: float, need_gb: float | None = None, card: bool = False
-) -> None:
-    """A Mac lets its GPU wire only part of the unified memory by default: said, and said
-    first when the need is past that share. The verdict stays on the whole amount, as asked.
-    Nothing when the question named no Mac, or the hardware is a card (``card``)."""
+def unified_note(b: Builder, vram_gb: float, card: bool = False) -> None:
+    """A Mac lets its GPU wire only part of the unified memory by default: said (a fit on a
+    Mac is judged against that share: engine/kinds/mac.py). Nothing when the question named
+    no Mac, or the hardware is a card (``card``)."""
     if not b.q.unified or card:
         return
-    usable = vram_gb * MAC_GPU_SHARE
-    over = need_gb is not None and usable < need_gb <= vram_gb
-    code = "mac_gpu_share_over" if over else "mac_gpu_share"
-    b.caveat(code, usable=b.gb(usable), vram=b.gb(vram_gb))
+    b.caveat("mac_gpu_share", usable=b.gb(vram_gb * MAC_GPU_SHARE), vram=b.gb(vram_gb))
 
 
 def hourly_note(b: Builder, card: str, count: int, monthly_usd: float) -> None:

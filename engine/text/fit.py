@@ -9,12 +9,20 @@ from engine.text.choose import neither
 from engine.text.formulas import math_lines
 from engine.text.labels import alternatives_section, fit_line, memory_lines, pick_line
 from engine.text.labels import request_label as _request_label
+from engine.text.mac import mac_raised_line
 from engine.text.rig import rig_lines, rig_speed
 from engine.text.voice import Voice, ctx_label, section
 
 
 def hw_label(f: Fit) -> str:
     return f.card if f.count == 1 else f"{f.count}× {f.card}"
+
+
+def cap_gb(f: Fit) -> float:
+    """The memory the verdict was judged against: a Mac's GPU share unless it was raised."""
+    if f.gpu_share_gb is not None and f.raise_limit_mb is None:
+        return f.gpu_share_gb
+    return f.vram_gb or 0.0
 
 
 def choice(v: Voice, a: Answer, total: str) -> str | None:
@@ -69,7 +77,7 @@ def headline(v: Voice, a: Answer) -> str:
     if f is None:
         return fill["headline.fit_no:request,total,card"]((_request_label(v, req), total, "?"))
     hw = hw_label(f)
-    if not f.fits and f.vram_gb and total == gb[f.vram_gb]:
+    if not f.fits and f.vram_gb and total == gb[cap_gb(f)]:
         total = v.nums[2][a.memory_gb["total"]]  # "needs 48.01 GB", not 48 against 48
     if req.task != "inference":
         spec = (
@@ -82,6 +90,16 @@ def headline(v: Voice, a: Answer) -> str:
             spec = "headline.fit_no_then:request,total,card,change"
             return fill[spec]((_request_label(v, req), total, hw, then))
         return fill[spec]((_request_label(v, req), total, hw))
+    if f.fits and f.raise_limit_mb is not None:  # a Mac, past its GPU's default share
+        return v.t(
+            "headline.mac_raise",
+            request=_request_label(v, req),
+            hw=hw,
+            total=total,
+            share=gb[f.gpu_share_gb or 0],
+            headroom=v.rooms[f.headroom_gb],
+            ctx=ctx_label(f.max_context_tokens or 0),
+        )
     if f.fits:
         trained = req.model.max_context_tokens if req.model is not None else None
         if trained and req.context_tokens > trained:  # "up to 40k" would deny the 128k asked
@@ -112,7 +130,7 @@ def headline(v: Voice, a: Answer) -> str:
                 req.precision.upper(),
                 hw,
                 total,
-                gb[f.vram_gb or 0],
+                gb[cap_gb(f)],
                 best.precision.upper(),
                 gb[best.total_gb],
                 v.rooms[best.headroom_gb],
@@ -136,7 +154,7 @@ def headline(v: Voice, a: Answer) -> str:
             _request_label(v, req),
             total,
             hw,
-            gb[f.vram_gb or 0],
+            gb[cap_gb(f)],
             (lowest.precision if lowest else req.precision).upper(),
             gb[lowest.total_gb] if lowest else total,
         )
@@ -158,7 +176,7 @@ def roomier(v: Voice, f: Fit) -> str:
     if edge is not None:  # passed over for the lead: said, never hidden
         line = v.fill["ladder.edge:prec,total,headroom"]
         return " " + line((edge.precision.upper(), v.gbs[edge.total_gb], v.rooms[edge.headroom_gb]))
-    cap = f.vram_gb or 0
+    cap = cap_gb(f)
     if f.best.headroom_gb >= cap * VLLM_DEFAULT_SHARE:
         return ""
     for o in f.options:
@@ -362,6 +380,7 @@ def describe_fit(v: Voice, a: Answer) -> Answer:
             for x in a.fits if several else [f]:
                 if x.fits:
                     fit_lines.append(limits_line(v, x, req, several))
+                    fit_lines += mac_raised_line(v, x, req)
         if f.decode_tok_s:
             assert req.model is not None
             heads = req.model.attention_heads

@@ -121,6 +121,17 @@ def describe_limit(
                     ctx=ctx_label(req.context_tokens),
                 )
             )
+        up_ctx, up_users = lim.raised_context_tokens, lim.raised_batch
+        if up_ctx is not None and up_users is not None and (up_ctx > mctx or up_users > mb):
+            lines.append(
+                v.t(
+                    "limit.mac_raised",
+                    tokens=v.nums[0][up_ctx],
+                    batch=req.batch,
+                    users=v.nums[0][up_users],
+                    ctx=ctx_label(req.context_tokens),
+                )
+            )
     else:  # nothing at the asked precision: say so once, then what does fit
         lines = [v.t("limit.no_fit", prec=req.precision.upper(), card=_card(lim))]
     lines += [_option_line(v, o, req) for o in lim.options]

@@ -3,6 +3,7 @@ a context stored before a field existed still loads."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from bot.store import context_from_json, context_to_json
@@ -32,7 +33,11 @@ def test_every_field_survives_the_store() -> None:
     """The set's count and the budget too: a follow-up read back from the shared store is
     the one the same process would have kept."""
     cat = load_catalog()
-    for text in ("70b on 2x h100", "can i run llama 3.1 70b for under $500/month?"):
+    for text in (
+        "70b on 2x h100",
+        "can i run llama 3.1 70b for under $500/month?",
+        "mixtral 8x7b q4 on my macbook pro m3 max 36gb",
+    ):
         ctx = context_of(ask(text, catalog=cat))
         assert ctx is not None
         assert context_from_json(context_to_json(ctx)) == ctx
@@ -48,3 +53,15 @@ def test_a_context_stored_before_the_count_and_budget_still_loads() -> None:
     old["budget_usd"], old["count"] = True, "2"  # not numbers: ignored, never an error
     back = context_from_json(json.dumps(old))
     assert back.budget_usd is None and back.pick_count is None
+
+
+def test_the_store_writes_every_field_the_context_has() -> None:
+    """A field added to ``Context`` must reach the store too, or a follow-up served by another
+    process silently loses it (a Mac read back as a plain amount)."""
+    ctx = context_of(ask("mixtral 8x7b q4 on my macbook pro m3 max 36gb", catalog=load_catalog()))
+    assert ctx is not None and ctx.mac is not None
+    stored = json.loads(context_to_json(ctx))
+    names = {f.name for f in dataclasses.fields(ctx)}
+    renamed = {"pick_card": "pick", "pick_count": "count"}
+    assert {renamed.get(n, n) for n in names} <= set(stored)
+    assert context_from_json(context_to_json(ctx)).mac == ctx.mac
