@@ -30,6 +30,7 @@ from engine.understand import Query, parse
 from engine.understand.asks import (
     about_card,
     asks_price,
+    asks_speed,
     owns_hardware,
     says_single,
     short_followup,
@@ -319,7 +320,9 @@ def _dispatch(b: Builder) -> Answer:
     req = _several(b, req)
     if model_note:
         b.assume(model_note[0], **model_note[1])
-    if q.wants_limit and (q.cards or q.owned or q.vram_gb or b.prev_set()):
+    # "ile tokenów/s", "how many tokens per second": the speed, not the longest context
+    speed = q.wants_limit == "context" and asks_speed(q.text.lower())
+    if q.wants_limit and not speed and (q.cards or q.owned or q.vram_gb or b.prev_set()):
         return limit(b, req)
     if q.budget_usd is not None and q.cards and req.task == "inference":
         return sizing(b, named_set_note(b, req, q.budget_usd))  # the budget, and the set

@@ -14,6 +14,7 @@ from engine.lazyre import lazy
 __all__ = [
     "about_card",
     "asks_price",
+    "asks_speed",
     "owns_hardware",
     "says_single",
     "short_followup",
@@ -46,6 +47,15 @@ _WANTS_A_MODEL = lazy(
 )
 # "how much does it cost", "price of", "ile kosztuje", "ราคา": what a setup costs is asked
 _PRICE = lazy(r"\b(?:cost\w*|pric\w*|koszt\w*|cen[aęy])\b|ราคา|ค่าเช่า|ค่าใช้จ่าย")
+# "how fast", "tok/s", "tokens per second", "ile tokenów/s", "szybkość", "เร็วแค่ไหน": the
+# decode speed is what is asked first
+_SPEED = lazy(
+    r"\bhow\s+(?:fast|quick\w*)\b|\b(?:tok(?:en)?s?|t)\s*/\s*s(?:ec)?\b|\btps\b"
+    r"|\btok(?:en)?s?\s+(?:per|a|an|each|every|na|za)\s+(?:second|sec|sekund\w*)\b"
+    r"|\bthroughput\b|\b(?:decode|generation|inference)\s+speed\b|\bspeed\b"
+    r"|\btoken[óo]w\s*(?:/|na|w)\s*(?:s\b|sek)|\bszybko\w*|\bpr[ęe]dko\w*|\bjak\s+szybk\w*"
+    r"|เร็ว(?:แค่ไหน|เท่าไ[หร]|ไหม|มั้ย|ขนาดไหน)|ความเร็ว|ต่อวินาที|/วินาที"
+)
 _SINGLE = lazy(r"\b(?:single|one|only one|jedn(?:ym|ej|ą|a|en)|pojedyncz\w*)\b|ใบเดียว|ตัวเดียว")
 # "for coding", "do kodu", "programowania", "เขียนโค้ด": code models only
 _CODING = lazy(r"\b(?:cod(?:e|ing|er)|programm\w*|programow\w*|kod\w*)\b|โค้ด|เขียนโปรแกรม")
@@ -78,6 +88,11 @@ def asks_price(low: str) -> bool:
             or "ราคา" in low):  # fmt: skip
         return False
     return _PRICE.search(low) is not None
+
+
+def asks_speed(low: str) -> bool:
+    """Whether the decode speed is asked ("how fast", "tok/s", "ile tokenów/s", "เร็วแค่ไหน")."""
+    return _SPEED.search(low) is not None
 
 
 def says_single(low: str) -> bool:
