@@ -12,7 +12,7 @@ from typing import NamedTuple
 from engine.answer_types import Answer, Fit, Note, Section
 from engine.kinds.base import Builder
 from engine.recommend import set_price, stream_bandwidth_gbps
-from engine.text.labels import model_label, request_label
+from engine.text.labels import model_label, name_before, request_label
 from engine.text.voice import Voice, ctx_label, precision_label
 
 
@@ -113,7 +113,7 @@ def row(v: Voice, a: Answer, label: str, count: int | None = None) -> str:
         return v.t(
             "compare.row_capacity",
             label=label,
-            model=top.model,
+            model=name_before(top.model, top.precision),
             prec=precision_label(top.precision),
             need=v.gb(top.need_gb),
         )

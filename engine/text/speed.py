@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from engine.answer_types import Answer, Pick, Request
+from engine.text.labels import model_label
 from engine.text.voice import Voice
 
 
-def _label(req: Request) -> str:
-    return f"{req.model.name if req.model else '?'} {req.precision.upper()}"
+def _label(v: Voice, req: Request) -> str:
+    return f"{model_label(v, req, True)} {req.precision.upper()}"
 
 
 def speed_lead(v: Voice, a: Answer) -> str:
@@ -18,10 +19,10 @@ def speed_lead(v: Voice, a: Answer) -> str:
         return ""
     hw = f.card if f.count == 1 else f"{f.count}× {f.card}"
     if not f.decode_tok_s:
-        return v.fill["headline.speed_none:request,hw"]((_label(req), hw))
+        return v.fill["headline.speed_none:request,hw"]((_label(v, req), hw))
     tok = v.nums[0][f.decode_tok_s]
     if f.fits or f.best is None:
-        return v.fill["headline.speed:tok,request,hw"]((tok, _label(req), hw))
+        return v.fill["headline.speed:tok,request,hw"]((tok, _label(v, req), hw))
     spec = "headline.speed_best:tok,prec,best,hw"
     return v.fill[spec]((tok, req.precision.upper(), f.best.precision.upper(), hw))
 
@@ -30,7 +31,7 @@ def rental_speed_lead(v: Voice, req: Request, p: Pick) -> str:
     """A speed question with no hardware named: the ceiling on the set the answer picks."""
     hw = p.card if p.count == 1 else f"{p.count}× {p.card}"
     return v.fill["headline.speed:tok,request,hw"](
-        (v.nums[0][p.decode_tok_s or 0.0], _label(req), hw)
+        (v.nums[0][p.decode_tok_s or 0.0], _label(v, req), hw)
     )
 
 

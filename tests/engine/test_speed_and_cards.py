@@ -10,6 +10,7 @@ import pytest
 
 from bot.render.short import short_lines
 from engine import ask, default_catalog
+from engine.recommend import set_price
 
 
 def _tok(line: str) -> float:
@@ -67,3 +68,66 @@ def test_a_plain_fit_question_still_opens_with_the_verdict() -> None:
     a = ask("llama 3.1 8b on a 4090")
     assert a.leads_with is None and a.headline.startswith("Yes:")
     assert ask("ile tokenów kontekstu zmieszczę z llamą 3.1 70b int4 na a100?").kind == "limit"
+
+
+# -- 4. the prices quoted are those of the set rented; a precision is said once
+
+
+def _per_hour(cat_hours: float, price: float, count: int) -> str:
+    return f"${price / count / cat_hours:,.2f}"
+
+
+@pytest.mark.parametrize(("q", "card", "count"), [
+    ("What does 2x H100 cost per month, and per GPU-hour?", "H100 SXM", 2),
+    ("price of 4x a100 per gpu hour", "A100 SXM", 4),
+    ("8x mi300x cost", "MI300X", 8),
+])  # fmt: skip
+def test_a_sets_gpu_hour_is_the_sets_price(q: str, card: str, count: int) -> None:
+    cat = default_catalog()
+    a = ask(q)
+    assert a.kind == "card" and a.card is not None and a.card.name == card
+    price = set_price(cat, cat.card_by_name[card], count)[2]
+    hour = _per_hour(cat.fleet.provider.hours_per_month, price, count)
+    assert hour in a.headline
+    assert f"${cat.card_by_name[card].monthly_usd / cat.fleet.provider.hours_per_month:,.2f}" \
+        not in a.headline  # fmt: skip  # the list price per card is the sheet's, not the set's
+
+
+@pytest.mark.parametrize("q", ["Can I rent one B200?", "card b200", "b200 specs"])
+def test_a_set_only_cards_week_is_its_smallest_sets(q: str) -> None:
+    cat = default_catalog()
+    b200 = cat.card_by_name["B200"]
+    assert b200.min_count == 2
+    prov = cat.fleet.provider
+    week = set_price(cat, b200, 2)[2] * prov.min_term_days * 24 / prov.hours_per_month
+    a = ask(q)
+    assert a.kind == "card"
+    lines = [x for s in a.sections for x in s.lines]
+    term = next(x for x in lines if "minimum term" in x)
+    assert f"${week:,.0f}" in term and "2× B200" in term
+    one_week = b200.monthly_usd * prov.min_term_days * 24 / prov.hours_per_month
+    assert f"${one_week:,.0f}" not in a.text
+
+
+def test_an_hourly_faq_of_a_set_only_card_quotes_the_sets_week() -> None:
+    a = ask("can i rent a b200 by the hour")
+    assert a.kind == "faq" and "$1,725 (2× B200)" in a.text and "$908" not in a.text
+
+
+@pytest.mark.parametrize("q", [
+    "max context qwen3 235b a22b fp8 on 8x h100",
+    "qwen3 235b a22b fp8 on 8x h100",
+    "how many users for glm-4.7 fp8 on 8x h200",
+])  # fmt: skip
+def test_a_release_named_for_its_precision_says_it_once(q: str) -> None:
+    a = ask(q)
+    assert a.request is not None and a.request.precision == "fp8"
+    assert not re.search(r"FP8 (?:· )?FP8", a.text), a.text.splitlines()[0]
+    assert "FP8" in a.headline
+
+
+def test_a_capacity_list_says_a_releases_precision_once() -> None:
+    a = ask("what can i run on 4x h200")
+    rows = [x for s in a.sections for x in s.lines]
+    assert any(x.startswith("GLM-4.7 in FP8") for x in rows)
+    assert not any("FP8 in FP8" in x for x in rows)
