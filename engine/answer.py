@@ -36,6 +36,7 @@ from engine.understand.asks import (
     short_followup,
     wants_a_model,
     wants_rental,
+    weighs_cards,
 )
 
 __all__ = [
@@ -263,6 +264,14 @@ def _least_count(card: Card, w: Workload) -> int | None:
     return next((n for n in range(first, last + 1) if set_headroom_gb(card, n, w) >= 0), None)
 
 
+def _weighs_two_cards(q: Query) -> bool:
+    """Two different cards named and weighed ("is the h200 worth it over h100?")."""
+    cards = q.cards
+    if len(cards) != 2 or cards[0].name == cards[1].name or q.owned or q.vram_gb:
+        return False
+    return weighs_cards(q.text.lower())
+
+
 def _dispatch(b: Builder) -> Answer:
     """Which kind of answer the question is, in the order that settles overlaps."""
     q = b.q
@@ -270,6 +279,8 @@ def _dispatch(b: Builder) -> Answer:
     subject = q.has_subject  # a property: read once (nothing here changes it)
     if q.wants_help or (not q.text and not subject and not (b.prev is not None and q.has_modifier)):
         return help_answer(b)
+    if not q.alternatives and not subject and _weighs_two_cards(q):  # "X over Y", "instead of"
+        q.alternatives = [parse(f"{c.count or 1}x {c.name}", b.cat) for c in q.cards]
     if q.alternatives:  # "X vs Y": each alternative answered alone, side by side
         return compare_kind(b, _dispatch)
     if q.wants_cards and not subject:

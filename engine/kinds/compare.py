@@ -187,6 +187,30 @@ def verdict(
     return v.t(key, cheap=where, price=v.usd(pick.monthly_usd), **params)
 
 
+def extra_line(v: Voice, sets: list[CardSet]) -> str:
+    """Two rented cards (or sets): what the dearer one's extra money buys over the other, in
+    memory and bandwidth (decode speed follows it); "" when not two, or priced the same."""
+    if len(sets) != 2 or any(c.monthly_usd is None for c in sets):
+        return ""
+    cheap, dear = sorted(sets, key=lambda c: c.monthly_usd or 0.0)
+    lo, hi = cheap.monthly_usd or 0.0, dear.monthly_usd or 0.0
+    if hi <= lo or lo <= 0:
+        return ""
+    gb = dear.vram_gb - cheap.vram_gb
+    if abs(gb) < 0.5:
+        memory = v.t("compare.extra_mem_same")
+    elif gb > 0:
+        memory = v.t("compare.extra_mem_more", gb=v.gb(gb), pct=v.num(gb / cheap.vram_gb * 100))
+    else:
+        memory = v.t("compare.extra_mem_less", gb=v.gb(-gb))
+    ratio = dear.bandwidth_gbps / cheap.bandwidth_gbps - 1
+    pct = v.num(abs(ratio) * 100)
+    key = "same" if abs(ratio) < 0.005 else "more" if ratio > 0 else "less"
+    bandwidth = v.t(f"compare.extra_bw_{key}", pct=pct)
+    return v.t("compare.extra", dear=dear.label, cheap=cheap.label, usd=v.usd(hi - lo),
+               pct=v.num((hi / lo - 1) * 100), memory=memory, bandwidth=bandwidth)  # fmt: skip
+
+
 def _fit_verdict(v: Voice, items: list[Answer], names: list[str]) -> str:
     """Which holds it as asked (and which with the most room), or, when none does, the best
     each one runs: the comparison picks, it does not only list."""
@@ -273,6 +297,11 @@ def compare(b: Builder, answer_one: Callable[[Builder], Answer]) -> Answer:
     ]
     one_line = verdict(b.voice, items, names, counts)
     rows = [row(b.voice, a, n, c) for a, n, c in zip(items, names, counts, strict=True)]
+    if all(a.kind == "card" and a.card is not None for a in items):  # what the extra buys
+        extra = extra_line(
+            b.voice, [card_set(b.voice, a, n) for a, n in zip(items, counts, strict=True)]
+        )
+        rows += [extra] if extra else []
     b.assumptions.extend(item_notes(items, names))
     answer = Answer(
         kind="compare",

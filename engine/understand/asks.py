@@ -21,6 +21,7 @@ __all__ = [
     "wants_a_model",
     "wants_code",
     "wants_rental",
+    "weighs_cards",
 ]
 
 # "I have", "we've got", "my", "mam", "ผมมี": a card named alone is the asker's own
@@ -55,6 +56,13 @@ _SPEED = lazy(
     r"|\bthroughput\b|\b(?:decode|generation|inference)\s+speed\b|\bspeed\b"
     r"|\btoken[óo]w\s*(?:/|na|w)\s*(?:s\b|sek)|\bszybko\w*|\bpr[ęe]dko\w*|\bjak\s+szybk\w*"
     r"|เร็ว(?:แค่ไหน|เท่าไ[หร]|ไหม|มั้ย|ขนาดไหน)|ความเร็ว|ต่อวินาที|/วินาที"
+)
+# "X over Y", "X instead of Y", "better than", "upgrade from Y to X", "zamiast", "แทน": two
+# cards weighed against each other
+_WEIGHS = lazy(
+    r"\b(?:over|instead\s+of|rather\s+than|better\s+than|worse\s+than|faster\s+than"
+    r"|cheaper\s+than|worth|upgrad\w*|switch\w*|zamiast|lepsz\w*|gorsz\w*|szybsz\w*|warto"
+    r"|opłaca\w*|oplaca\w*|przesiad\w*)\b|แทน|ดีกว่า|คุ้ม|เร็วกว่า|อัปเกรด|อัพเกรด"
 )
 _SINGLE = lazy(r"\b(?:single|one|only one|jedn(?:ym|ej|ą|a|en)|pojedyncz\w*)\b|ใบเดียว|ตัวเดียว")
 # "for coding", "do kodu", "programowania", "เขียนโค้ด": code models only
@@ -93,6 +101,12 @@ def asks_price(low: str) -> bool:
 def asks_speed(low: str) -> bool:
     """Whether the decode speed is asked ("how fast", "tok/s", "ile tokenów/s", "เร็วแค่ไหน")."""
     return _SPEED.search(low) is not None
+
+
+def weighs_cards(low: str) -> bool:
+    """Whether two cards named are weighed against each other ("is the h200 worth it over
+    h100?", "4090 instead of a 3090", "h100 zamiast a100", "l40s ดีกว่า a100 ไหม")."""
+    return _WEIGHS.search(low) is not None
 
 
 def says_single(low: str) -> bool:

@@ -131,3 +131,43 @@ def test_a_capacity_list_says_a_releases_precision_once() -> None:
     rows = [x for s in a.sections for x in s.lines]
     assert any(x.startswith("GLM-4.7 in FP8") for x in rows)
     assert not any("FP8 in FP8" in x for x in rows)
+
+
+# -- 2. "X over Y", "X instead of Y", "upgrade from Y to X": the two cards compared
+
+
+@pytest.mark.parametrize(("q", "lang", "first", "second"), [
+    ("is the h200 worth it over h100?", "en", "H200 SXM", "H100 SXM"),
+    ("should i get a 4090 instead of a 3090", "en", "RTX 4090", "RTX 3090"),
+    ("is mi300x better than h100", "en", "MI300X", "H100 SXM"),
+    ("upgrade from a100 to h100 worth it?", "en", "A100 SXM", "H100 SXM"),
+    ("h100 zamiast a100?", "pl", "H100 SXM", "A100 SXM"),
+    ("l40s ดีกว่า a100 ไหม", "th", "L40S", "A100 SXM"),
+])  # fmt: skip
+def test_two_cards_weighed_are_compared(q: str, lang: str, first: str, second: str) -> None:
+    a = ask(q)
+    assert a.kind == "compare" and a.lang == lang
+    assert [i.card.name for i in a.items if i.card is not None] == [first, second]
+    rows = a.sections[0].lines
+    assert rows[0].startswith(first) and rows[1].startswith(second)
+    cat = default_catalog()
+    c1, c2 = cat.card_by_name[first], cat.card_by_name[second]
+    cheap, dear = sorted((c1, c2), key=lambda c: c.monthly_usd)
+    extra = rows[2]  # what the dearer card's extra money buys
+    assert extra.startswith(dear.name) and cheap.name in extra
+    assert f"${dear.monthly_usd - cheap.monthly_usd:,.0f}" in extra
+
+
+def test_what_the_h200_buys_over_the_h100() -> None:
+    a = ask("is the h200 worth it over h100?")
+    extra = a.sections[0].lines[2]
+    assert extra == (
+        "H200 SXM over H100 SXM: $600/month more (+36%) buys 61 GB more memory (+76%) and 43% "
+        "more bandwidth, so a model both hold decodes up to about 43% faster."
+    )
+    assert "$16.24/GB" in a.text and "$21.13/GB" in a.text
+
+
+def test_a_model_on_two_cards_stays_a_fit() -> None:
+    a = ask("llama 3.1 70b int4 on a100 instead of h100?")
+    assert a.kind != "compare" or all(i.kind == "fit" for i in a.items)
