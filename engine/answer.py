@@ -18,7 +18,7 @@ from engine.i18n import pick_lang
 from engine.kinds.base import Builder
 from engine.kinds.compare import compare as compare_kind
 from engine.kinds.fit import fit, limit
-from engine.kinds.fleet import budget, card, cards, what_fits
+from engine.kinds.fleet import budget, card, cards, cheapest_card, what_fits
 from engine.kinds.sizing import sizing
 from engine.kinds.talk import clarify, faq, faq_index, help_answer, invalid_option
 from engine.kinds.within import named_set_note
@@ -37,6 +37,9 @@ from engine.understand.asks import (
     wants_a_model,
     wants_rental,
     weighs_cards,
+)
+from engine.understand.asks import (
+    cheapest_card as asks_cheapest_card,
 )
 
 __all__ = [
@@ -285,6 +288,9 @@ def _dispatch(b: Builder) -> Answer:
         return compare_kind(b, _dispatch)
     if q.wants_cards and not subject:
         return cards(b)
+    fp8 = q.precision == "fp8"  # "cheapest card with fp8", "cheapest 80gb card"
+    if not subject and not q.cards and (fp8 or q.vram_gb) and asks_cheapest_card(q.text.lower()):
+        return cheapest_card(b, fp8, q.vram_gb)
     if q.text.lstrip()[:1] in _FAQ_FIRST and _FAQ_INDEX.match(q.text):
         return faq_index(b)
     if q.wants_what_fits and not subject:

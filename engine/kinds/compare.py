@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from engine.answer_types import Answer, Fit, Note, Section
 from engine.kinds.base import Builder
+from engine.lazyre import lazy
 from engine.recommend import set_price, stream_bandwidth_gbps
 from engine.text.labels import model_label, name_before, request_label
 from engine.text.voice import Voice, ctx_label, precision_label
@@ -187,6 +188,20 @@ def verdict(
     return v.t(key, cheap=where, price=v.usd(pick.monthly_usd), **params)
 
 
+_PER_GB = lazy(r"per\s*gb|/\s*gb|za\s*gb|ต่อ\s*gb")
+
+
+def per_gb_line(v: Voice, sets: list[CardSet]) -> str:
+    """ "Why is the 3090 cheaper than the A5000 per GB": which of two is cheaper per GB, said
+    whatever the question assumed."""
+    if len(sets) != 2 or any(not c.monthly_usd for c in sets):
+        return ""
+    cheap, dear = sorted(sets, key=lambda c: (c.monthly_usd or 0.0) / c.vram_gb)
+    low, high = (cheap.monthly_usd or 0.0) / cheap.vram_gb, (dear.monthly_usd or 0.0) / dear.vram_gb
+    return v.t("compare.per_gb", cheap=cheap.label, dear=dear.label, low=v.usd(low),
+               high=v.usd(high))  # fmt: skip
+
+
 def extra_line(v: Voice, sets: list[CardSet]) -> str:
     """Two rented cards (or sets): what the dearer one's extra money buys over the other, in
     memory and bandwidth (decode speed follows it); "" when not two, or priced the same."""
@@ -298,10 +313,11 @@ def compare(b: Builder, answer_one: Callable[[Builder], Answer]) -> Answer:
     one_line = verdict(b.voice, items, names, counts)
     rows = [row(b.voice, a, n, c) for a, n, c in zip(items, names, counts, strict=True)]
     if all(a.kind == "card" and a.card is not None for a in items):  # what the extra buys
-        extra = extra_line(
-            b.voice, [card_set(b.voice, a, n) for a, n in zip(items, counts, strict=True)]
-        )
+        sets = [card_set(b.voice, a, n) for a, n in zip(items, counts, strict=True)]
+        extra = extra_line(b.voice, sets)
         rows += [extra] if extra else []
+        if _PER_GB.search(b.q.text.lower()) and (per_gb := per_gb_line(b.voice, sets)):
+            one_line = per_gb + " " + one_line  # the asked comparison first, premise or not
     b.assumptions.extend(item_notes(items, names))
     answer = Answer(
         kind="compare",

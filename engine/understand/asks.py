@@ -15,6 +15,7 @@ __all__ = [
     "about_card",
     "asks_price",
     "asks_speed",
+    "cheapest_card",
     "owns_hardware",
     "says_single",
     "short_followup",
@@ -62,7 +63,13 @@ _SPEED = lazy(
 _WEIGHS = lazy(
     r"\b(?:over|instead\s+of|rather\s+than|better\s+than|worse\s+than|faster\s+than"
     r"|cheaper\s+than|worth|upgrad\w*|switch\w*|zamiast|lepsz\w*|gorsz\w*|szybsz\w*|warto"
-    r"|opłaca\w*|oplaca\w*|przesiad\w*)\b|แทน|ดีกว่า|คุ้ม|เร็วกว่า|อัปเกรด|อัพเกรด"
+    r"|opłaca\w*|oplaca\w*|przesiad\w*|ta[ńn]sz\w*|dro[żz]sz\w*|more\s+expensive)\b"
+    r"|แทน|ดีกว่า|คุ้ม|เร็วกว่า|ถูกกว่า|แพงกว่า|อัปเกรด|อัพเกรด"
+)
+# "cheapest card with fp8", "cheapest 80gb card", "najtańsza karta", "การ์ดที่ถูกที่สุด"
+_CHEAPEST_CARD = lazy(
+    r"\b(?:cheapest|least\s+expensive|najta[ńn]sz\w*)\s+(?:\S+\s+)?(?:cards?|gpus?|kart\w*)\b"
+    r"|(?:การ์ด|gpu)\S{0,6}ถูกที่สุด"
 )
 _SINGLE = lazy(r"\b(?:single|one|only one|jedn(?:ym|ej|ą|a|en)|pojedyncz\w*)\b|ใบเดียว|ตัวเดียว")
 # "for coding", "do kodu", "programowania", "เขียนโค้ด": code models only
@@ -107,6 +114,11 @@ def weighs_cards(low: str) -> bool:
     """Whether two cards named are weighed against each other ("is the h200 worth it over
     h100?", "4090 instead of a 3090", "h100 zamiast a100", "l40s ดีกว่า a100 ไหม")."""
     return _WEIGHS.search(low) is not None
+
+
+def cheapest_card(low: str) -> bool:
+    """Whether the cheapest card itself is asked for ("cheapest card with fp8")."""
+    return _CHEAPEST_CARD.search(low) is not None
 
 
 def says_single(low: str) -> bool:

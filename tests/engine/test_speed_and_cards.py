@@ -171,3 +171,55 @@ def test_what_the_h200_buys_over_the_h100() -> None:
 def test_a_model_on_two_cards_stays_a_fit() -> None:
     a = ask("llama 3.1 70b int4 on a100 instead of h100?")
     assert a.kind != "compare" or all(i.kind == "fit" for i in a.items)
+
+
+# -- 3. the cheapest card with a feature; a premise about $/GB is checked, not echoed
+
+
+def _least_price(name: str) -> float:
+    cat = default_catalog()
+    c = cat.card_by_name[name]
+    return set_price(cat, c, c.min_count)[2] if c.min_count > 1 else c.monthly_usd
+
+
+@pytest.mark.parametrize(("q", "fp8", "gb", "opens"), [
+    ("cheapest card with fp8?", True, 0.0, "The cheapest card with FP8 is the L4"),
+    ("cheapest 80gb card", False, 80.0, "The cheapest card with at least 80 GB is the"),
+    ("cheapest card with 48 gb", False, 48.0, "The cheapest card with at least 48 GB is the"),
+    ("cheapest gpu with fp8 and 100gb", True, 100.0, "The cheapest card with FP8 and at least"),
+    ("najtańsza karta z fp8", True, 0.0, "Najtańsza karta z FP8 to L4"),
+    ("การ์ดที่ถูกที่สุดที่มี fp8", True, 0.0, "การ์ดที่ถูกที่สุดที่รองรับ FP8 คือ L4"),
+])  # fmt: skip
+def test_cheapest_card_with_a_feature(q: str, fp8: bool, gb: float, opens: str) -> None:
+    cat = default_catalog()
+    ok = [c for c in cat.cards if (c.fp8 or not fp8) and c.vram_gb >= gb]
+    best = min(ok, key=lambda c: (_least_price(c.name), c.vram_gb))
+    a = ask(q)
+    assert a.kind == "card" and a.card is not None and a.card.name == best.name
+    assert a.headline.startswith(opens) and best.name in a.headline
+    assert f"{_least_price(best.name):,.0f}".replace(",", "") in a.headline.replace(
+        ",", ""
+    ).replace("\u00a0", "").replace(" ", "")
+
+
+def test_cheapest_fp8_card_is_the_l4_at_250() -> None:
+    a = ask("cheapest card with fp8?")
+    assert a.headline == "The cheapest card with FP8 is the L4, at $250/month."
+
+
+@pytest.mark.parametrize(("q", "lang", "opens"), [
+    ("why is the 3090 cheaper than a5000 per gb", "en", "Per GB a month, RTX A5000 is the cheaper"),
+    ("dlaczego 3090 jest tańsza od a5000 za gb", "pl", "Za GB miesięcznie taniej wychodzi RTX A5000"),
+    ("ทำไม 3090 ถูกกว่า a5000 ต่อ gb", "th", "คิดต่อ GB ต่อเดือน RTX A5000 ถูกกว่า"),
+])  # fmt: skip
+def test_a_wrong_premise_on_price_per_gb_is_corrected(q: str, lang: str, opens: str) -> None:
+    a = ask(q)
+    assert a.kind == "compare" and a.lang == lang and a.verdict is not None
+    assert a.verdict.startswith(opens)
+    cat = default_catalog()
+    a5000, r3090 = cat.card_by_name["RTX A5000"], cat.card_by_name["RTX 3090"]
+    low, high = a5000.monthly_usd / a5000.vram_gb, r3090.monthly_usd / r3090.vram_gb
+    assert low < high
+    sep = "," if lang == "pl" else "."
+    for x in (low, high):
+        assert f"${x:.2f}".replace(".", sep) in a.verdict
