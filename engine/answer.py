@@ -16,9 +16,10 @@ from engine.answer_types import Answer, Context, Request
 from engine.catalog import Catalog, load_catalog
 from engine.i18n import pick_lang
 from engine.kinds.base import Builder
+from engine.kinds.cheapest import cheapest_card
 from engine.kinds.compare import compare as compare_kind
 from engine.kinds.fit import fit, limit
-from engine.kinds.fleet import budget, card, cards, cheapest_card, what_fits
+from engine.kinds.fleet import budget, card, cards, what_fits
 from engine.kinds.sizing import sizing
 from engine.kinds.talk import clarify, faq, faq_index, help_answer, invalid_option
 from engine.kinds.within import named_set_note
