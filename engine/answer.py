@@ -16,6 +16,7 @@ from engine.answer_types import Answer, Context, Request
 from engine.catalog import Catalog, load_catalog
 from engine.i18n import pick_lang
 from engine.kinds.base import Builder
+from engine.kinds.cheapest import cheapest_card
 from engine.kinds.compare import compare as compare_kind
 from engine.kinds.fit import fit, limit
 from engine.kinds.fleet import budget, card, cards, what_fits
@@ -30,11 +31,16 @@ from engine.understand import Query, parse
 from engine.understand.asks import (
     about_card,
     asks_price,
+    asks_speed,
     owns_hardware,
     says_single,
     short_followup,
     wants_a_model,
     wants_rental,
+    weighs_cards,
+)
+from engine.understand.asks import (
+    cheapest_card as asks_cheapest_card,
 )
 from engine.understand.variants import version_alias
 
@@ -265,6 +271,14 @@ def _least_count(card: Card, w: Workload) -> int | None:
     return next((n for n in range(first, last + 1) if set_headroom_gb(card, n, w) >= 0), None)
 
 
+def _weighs_two_cards(q: Query) -> bool:
+    """Two different cards named and weighed ("is the h200 worth it over h100?")."""
+    cards = q.cards
+    if len(cards) != 2 or cards[0].name == cards[1].name or q.owned or q.vram_gb:
+        return False
+    return weighs_cards(q.text.lower())
+
+
 def _dispatch(b: Builder) -> Answer:
     """Which kind of answer the question is, in the order that settles overlaps."""
     q = b.q
@@ -272,10 +286,15 @@ def _dispatch(b: Builder) -> Answer:
     subject = q.has_subject  # a property: read once (nothing here changes it)
     if q.wants_help or (not q.text and not subject and not (b.prev is not None and q.has_modifier)):
         return help_answer(b)
+    if not q.alternatives and not subject and _weighs_two_cards(q):  # "X over Y", "instead of"
+        q.alternatives = [parse(f"{c.count or 1}x {c.name}", b.cat) for c in q.cards]
     if q.alternatives:  # "X vs Y": each alternative answered alone, side by side
         return compare_kind(b, _dispatch)
     if q.wants_cards and not subject:
         return cards(b)
+    fp8 = q.precision == "fp8"  # "cheapest card with fp8", "cheapest 80gb card"
+    if not subject and not q.cards and (fp8 or q.vram_gb) and asks_cheapest_card(q.text.lower()):
+        return cheapest_card(b, fp8, q.vram_gb)
     if q.text.lstrip()[:1] in _FAQ_FIRST and _FAQ_INDEX.match(q.text):
         return faq_index(b)
     if q.wants_what_fits and not subject:
@@ -326,7 +345,9 @@ def _dispatch(b: Builder) -> Answer:
     req = _several(b, req)
     if model_note:
         b.assume(model_note[0], **model_note[1])
-    if q.wants_limit and (q.cards or q.owned or q.vram_gb or b.prev_set()):
+    # "ile tokenów/s", "how many tokens per second": the speed, not the longest context
+    speed = q.wants_limit == "context" and asks_speed(q.text.lower())
+    if q.wants_limit and not speed and (q.cards or q.owned or q.vram_gb or b.prev_set()):
         return limit(b, req)
     if q.budget_usd is not None and q.cards and req.task == "inference":
         return sizing(b, named_set_note(b, req, q.budget_usd))  # the budget, and the set

@@ -303,6 +303,9 @@ class Answer(_Out):
     budget_floor: Pick | None = None
     budget_asked: Pick | None = None  # the cheapest rental of the setup as asked, sets included
     rig: list[RigCard] = field(default_factory=list)  # kind "fit": the person's cards, as one
+    # what the headline answers first, when the question asked it first ("speed": the decode
+    # ceiling, before the fit verdict); renderers lead with the headline then
+    leads_with: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The public JSON contract (keys are only ever added, never renamed)."""

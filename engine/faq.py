@@ -204,7 +204,7 @@ def params_for(cat: Catalog, lang: str, topic: str, named: Card | None = None) -
             "hours": prov.hours_per_month,
             "days": prov.min_term_days,
             "card": cheapest.name,
-            "week": f.usd(cheapest.monthly_usd * prov.min_term_days * 24 / prov.hours_per_month),
+            "week": _week(cat, f, cheapest),
             "hour": f.usd(cheapest.monthly_usd / prov.hours_per_month),
             "b200": f.usd(b200),
             "l40s": f.usd(l40s),
@@ -235,6 +235,15 @@ def params_for(cat: Catalog, lang: str, topic: str, named: Card | None = None) -
             "gb_active": f.gb(active * 2),
         }
     return {}
+
+
+def _week(cat: Catalog, f: Voice, card: Card) -> str:
+    """A week of the card, or of the smallest set of a card rented only in sets (named)."""
+    prov = cat.fleet.provider
+    least = card.min_count
+    month = set_price(cat, card, least)[2] if least > 1 else card.monthly_usd
+    week = f.usd(month * prov.min_term_days * 24 / prov.hours_per_month)
+    return f"{week} ({least}× {card.name})" if least > 1 else week
 
 
 def _card(cat: Catalog, name: str) -> Card:

@@ -288,6 +288,13 @@ def _verdict(answer: Answer, cat: Catalog, teaser: bool) -> list[str]:
     return []
 
 
+def _lead(answer: Answer, lines: list[str]) -> list[str]:
+    """A headline that opens with what was asked first ("how fast"): line 1, the verdict after."""
+    if answer.leads_with and answer.headline in lines:
+        return [answer.headline, *(x for x in lines if x != answer.headline)]
+    return lines
+
+
 def _generic(answer: Answer, room_lines: int) -> tuple[list[str], int]:
     """Headline and the first lines of the answer for kinds that list rather than decide."""
     lines = [answer.headline] if answer.headline else []
@@ -310,7 +317,7 @@ def short_lines(
     """
     lang = answer.lang
     budget_lines = MAX_SHORT_LINES - (1 if footer else 0)
-    lines = _verdict(answer, catalog, more_line)
+    lines = _lead(answer, _verdict(answer, catalog, more_line))
     hidden = 0
     if not lines and not more_line and answer.headline:
         # a list, a card sheet or a help text whose lines follow at once (plain text,

@@ -11,8 +11,9 @@ from typing import NamedTuple
 
 from engine.answer_types import Answer, Fit, Note, Section
 from engine.kinds.base import Builder
+from engine.lazyre import lazy
 from engine.recommend import set_price, stream_bandwidth_gbps
-from engine.text.labels import model_label, request_label
+from engine.text.labels import model_label, name_before, request_label
 from engine.text.voice import Voice, ctx_label, precision_label
 
 
@@ -113,7 +114,7 @@ def row(v: Voice, a: Answer, label: str, count: int | None = None) -> str:
         return v.t(
             "compare.row_capacity",
             label=label,
-            model=top.model,
+            model=name_before(top.model, top.precision),
             prec=precision_label(top.precision),
             need=v.gb(top.need_gb),
         )
@@ -185,6 +186,44 @@ def verdict(
     key = "compare.verdict_same" if same and len(priced) == len(sized) else "compare.verdict_memory"
     where = pick.card if pick.count == 1 else f"{pick.count}× {pick.card}"
     return v.t(key, cheap=where, price=v.usd(pick.monthly_usd), **params)
+
+
+_PER_GB = lazy(r"per\s*gb|/\s*gb|za\s*gb|ต่อ\s*gb")
+
+
+def per_gb_line(v: Voice, sets: list[CardSet]) -> str:
+    """ "Why is the 3090 cheaper than the A5000 per GB": which of two is cheaper per GB, said
+    whatever the question assumed."""
+    if len(sets) != 2 or any(not c.monthly_usd for c in sets):
+        return ""
+    cheap, dear = sorted(sets, key=lambda c: (c.monthly_usd or 0.0) / c.vram_gb)
+    low, high = (cheap.monthly_usd or 0.0) / cheap.vram_gb, (dear.monthly_usd or 0.0) / dear.vram_gb
+    return v.t("compare.per_gb", cheap=cheap.label, dear=dear.label, low=v.usd(low),
+               high=v.usd(high))  # fmt: skip
+
+
+def extra_line(v: Voice, sets: list[CardSet]) -> str:
+    """Two rented cards (or sets): what the dearer one's extra money buys over the other, in
+    memory and bandwidth (decode speed follows it); "" when not two, or priced the same."""
+    if len(sets) != 2 or any(c.monthly_usd is None for c in sets):
+        return ""
+    cheap, dear = sorted(sets, key=lambda c: c.monthly_usd or 0.0)
+    lo, hi = cheap.monthly_usd or 0.0, dear.monthly_usd or 0.0
+    if hi <= lo or lo <= 0:
+        return ""
+    gb = dear.vram_gb - cheap.vram_gb
+    if abs(gb) < 0.5:
+        memory = v.t("compare.extra_mem_same")
+    elif gb > 0:
+        memory = v.t("compare.extra_mem_more", gb=v.gb(gb), pct=v.num(gb / cheap.vram_gb * 100))
+    else:
+        memory = v.t("compare.extra_mem_less", gb=v.gb(-gb))
+    ratio = dear.bandwidth_gbps / cheap.bandwidth_gbps - 1
+    pct = v.num(abs(ratio) * 100)
+    key = "same" if abs(ratio) < 0.005 else "more" if ratio > 0 else "less"
+    bandwidth = v.t(f"compare.extra_bw_{key}", pct=pct)
+    return v.t("compare.extra", dear=dear.label, cheap=cheap.label, usd=v.usd(hi - lo),
+               pct=v.num((hi / lo - 1) * 100), memory=memory, bandwidth=bandwidth)  # fmt: skip
 
 
 def _fit_verdict(v: Voice, items: list[Answer], names: list[str]) -> str:
@@ -273,6 +312,12 @@ def compare(b: Builder, answer_one: Callable[[Builder], Answer]) -> Answer:
     ]
     one_line = verdict(b.voice, items, names, counts)
     rows = [row(b.voice, a, n, c) for a, n, c in zip(items, names, counts, strict=True)]
+    if all(a.kind == "card" and a.card is not None for a in items):  # what the extra buys
+        sets = [card_set(b.voice, a, n) for a, n in zip(items, counts, strict=True)]
+        extra = extra_line(b.voice, sets)
+        rows += [extra] if extra else []
+        if _PER_GB.search(b.q.text.lower()) and (per_gb := per_gb_line(b.voice, sets)):
+            one_line = per_gb + " " + one_line  # the asked comparison first, premise or not
     b.assumptions.extend(item_notes(items, names))
     answer = Answer(
         kind="compare",

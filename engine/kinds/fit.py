@@ -24,7 +24,9 @@ from engine.recommend import Workload, is_tight, recommend, set_price
 from engine.sizing import max_batch, max_context_tokens
 from engine.text.fit import describe_fit
 from engine.text.limit import describe_limit
+from engine.text.speed import lead_with, speed_lead
 from engine.text.voice import ctx_label
+from engine.understand.asks import asks_speed
 
 
 def targets(b: Builder, req: Request) -> list[Hardware]:
@@ -252,7 +254,10 @@ def fit(b: Builder, req: Request) -> Answer:
             "rig": rig_cards(b, mine, req, fits[0]) if mine is not None else [],
         }
     )
-    return b.finish(describe_fit(b.voice, answer))
+    describe_fit(b.voice, answer)
+    if asks_speed(b.q.text.lower()):  # "how fast", "tok/s": the decode ceiling first
+        lead_with(answer, speed_lead(b.voice, answer))
+    return b.finish(answer)
 
 
 def limit_hardware(b: Builder) -> Hardware | None:

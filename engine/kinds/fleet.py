@@ -366,7 +366,8 @@ def _set_line(b: Builder, card: Card, count: int) -> str:
     """What ``count`` of the card costs as a set we rent, or which sets we rent instead."""
     if count in card.set_sizes:
         list_usd, pct, price = set_price(b.cat, card, count)
-        return b.t(
+        hours = b.cat.fleet.provider.hours_per_month
+        line = b.t(
             "card.set_price",
             count=count,
             card=card.name,
@@ -374,7 +375,10 @@ def _set_line(b: Builder, card: Card, count: int) -> str:
             price=b.usd(price),
             list=b.usd(list_usd),
             pct=b.num(pct),
-        )
+        )  # and the set's own GPU-hour: its discount is in it, unlike the card's list price
+        hour = b.usd(price / count / hours)
+        return line + ". " + b.t("card.set_hour", hour=hour, price=b.usd(price), count=count,
+                                hours=b.num(hours))  # fmt: skip
     if card.set_sizes:
         sizes = ", ".join(str(n) for n in card.set_sizes)
         return b.t("card.no_such_set", count=count, card=card.name, sizes=sizes)

@@ -18,6 +18,8 @@ from engine.recommend import (
 )
 from engine.sizing import kv_bytes_per_token, quick_rule_gb, training
 from engine.text.blocks import describe
+from engine.text.speed import lead_with, rental_speed_lead
+from engine.understand.asks import asks_speed
 
 
 def sizing(b: Builder, req: Request) -> Answer:
@@ -79,7 +81,10 @@ def sizing(b: Builder, req: Request) -> Answer:
             "kv_bytes_per_token": kvbpt,
         }
     )
-    return b.finish(describe(b.voice, answer))
+    answer = describe(b.voice, answer)
+    if pick is not None and pick.decode_tok_s and asks_speed(b.q.text.lower()):
+        lead_with(answer, rental_speed_lead(b.voice, req, pick))  # "how fast is llama 70b"
+    return b.finish(answer)
 
 
 def _kv_lower(b: Builder, req: Request, pick: Pick, w: Workload) -> float | None:

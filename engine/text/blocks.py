@@ -16,6 +16,7 @@ from engine.text.labels import (
     alternatives_section,
     card_lines,
     memory_lines,
+    name_before,
     pick_line,
     request_label,
 )
@@ -193,7 +194,7 @@ def budget_blocks(v: Voice, a: Answer, asked: tuple[int, int] | None = None) -> 
         lines = [
             v.t(
                 "budget.row",
-                model=o.model,
+                model=name_before(o.model, o.precision),
                 prec=o.precision.upper(),
                 need=v.gbs[o.need_gb],
                 card=o.card if o.count == 1 else f"{o.count}× {o.card}",
@@ -216,7 +217,7 @@ def budget_blocks(v: Voice, a: Answer, asked: tuple[int, int] | None = None) -> 
         headline = v.t(
             "headline.budget_best",
             budget=v.usds[a.budget_usd or 0],
-            model=o.model,
+            model=name_before(o.model, o.precision),
             prec=o.precision.upper(),
             ctx=ctx_label(ctx),
             users=users,
@@ -234,7 +235,8 @@ def budget_blocks(v: Voice, a: Answer, asked: tuple[int, int] | None = None) -> 
 
 def capacity_row(v: Voice, o: BudgetOption) -> str:
     """One model on the asked hardware: its own speed and price, or the rental that does it."""
-    params = {"model": o.model, "prec": o.precision.upper(), "need": v.gbs[o.need_gb]}
+    model = name_before(o.model, o.precision)
+    params = {"model": model, "prec": o.precision.upper(), "need": v.gbs[o.need_gb]}
     if o.offered:
         key = "capacity.row"
         params.update(card=o.card, price=v.usds[o.monthly_usd], tok=v.nums[0][o.decode_tok_s or 0])

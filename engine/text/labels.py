@@ -9,6 +9,7 @@ from engine.answer_types import Answer, Fit, Pick, Request, Section
 from engine.catalog import Catalog
 from engine.catalog_cache import per_catalog
 from engine.lazyre import lazy
+from engine.recommend import set_price
 from engine.text.voice import (
     Voice,
     ctx_label,
@@ -19,16 +20,25 @@ from engine.text.voice import (
 )
 
 
-def model_label(v: Voice, req: Request) -> str:
+def name_before(name: str, precision: str) -> str:
+    """A name the precision label follows: a release named for that precision ("Qwen3
+    235B-A22B FP8" in FP8) drops it, so the precision is said once."""
+    head, _, last = name.rpartition(" ")
+    return head if head and last.lower() == precision.lower() else name
+
+
+def model_label(v: Voice, req: Request, with_precision: bool = False) -> str:
+    """The model's name; ``with_precision``: the label goes on to say the precision."""
     assert req.model is not None
     if req.model.name:
-        return req.model.name
+        name = req.model.name
+        return name_before(name, req.precision) if with_precision else name
     return v.fill["label.bare_size:size"]((v.nums[1][req.model.params_b],))
 
 
 def request_label(v: Voice, req: Request) -> str:
     fill = v.fill
-    name = model_label(v, req)
+    name = model_label(v, req, True)
     ctx = ctx_label(req.context_tokens)
     if req.task == "inference":
         text = f"{name} · {req.precision.upper()} · {fill['label.context:ctx']((ctx,))}"
@@ -208,13 +218,21 @@ _FIT_SPECS = {  # fits: (tight, a plain amount) -> spec
 
 def card_lines(v: Voice, c: Any) -> list[str]:
     prov = v.cat.fleet.provider
-    week = c.monthly_usd * prov.min_term_days * 24 / prov.hours_per_month
+    week_of = prov.min_term_days * 24 / prov.hours_per_month  # a week's share of a month
+    card = v.cat.card_by_name.get(c.name)
+    least = card.min_count if card is not None else 1
+    if card is not None and least > 1:  # rented only in sets: the smallest set's week
+        week = set_price(v.cat, card, least)[2] * week_of
+        term = v.t("card.min_term_set", week=v.usds[week], days=prov.min_term_days, min=least,
+                   card=c.name)  # fmt: skip
+    else:
+        term = v.t("card.min_term", week=v.usds[c.monthly_usd * week_of], days=prov.min_term_days)
     return [
         v.t(
             "card.memory", vram=v.gbs[c.vram_gb], type=c.memory_type, bw=v.nums[0][c.bandwidth_gbps]
         ),
         v.t("card.price", price=v.usds[c.monthly_usd], hour=v.usds[c.usd_per_gpu_hour]),
-        v.t("card.min_term", week=v.usds[week], days=prov.min_term_days),
+        term,
         v.t(
             "card.econ", per_gb=v.usds[c.usd_per_gb_month], per_usd=v.nums[2][c.gbps_per_usd_month]
         ),

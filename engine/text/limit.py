@@ -27,7 +27,7 @@ def headline(v: Voice, req: Request, lim: Limit, asked: str | None, users_kv8: i
     """The asked limit first: "about 314 users at 8k", "up to 35k context in Q4_K_M"."""
     params: dict[str, Any] = {
         "card": _card(lim),
-        "model": model_label(v, req),
+        "model": model_label(v, req, True),
         "prec": req.precision.upper(),
         "at": ctx_label(req.context_tokens),
     }

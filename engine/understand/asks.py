@@ -14,12 +14,15 @@ from engine.lazyre import lazy
 __all__ = [
     "about_card",
     "asks_price",
+    "asks_speed",
+    "cheapest_card",
     "owns_hardware",
     "says_single",
     "short_followup",
     "wants_a_model",
     "wants_code",
     "wants_rental",
+    "weighs_cards",
 ]
 
 # "I have", "we've got", "my", "mam", "ผมมี": a card named alone is the asker's own
@@ -46,6 +49,28 @@ _WANTS_A_MODEL = lazy(
 )
 # "how much does it cost", "price of", "ile kosztuje", "ราคา": what a setup costs is asked
 _PRICE = lazy(r"\b(?:cost\w*|pric\w*|koszt\w*|cen[aęy])\b|ราคา|ค่าเช่า|ค่าใช้จ่าย")
+# "how fast", "tok/s", "tokens per second", "ile tokenów/s", "szybkość", "เร็วแค่ไหน": the
+# decode speed is what is asked first
+_SPEED = lazy(
+    r"\bhow\s+(?:fast|quick\w*)\b|\b(?:tok(?:en)?s?|t)\s*/\s*s(?:ec)?\b|\btps\b"
+    r"|\btok(?:en)?s?\s+(?:per|a|an|each|every|na|za)\s+(?:second|sec|sekund\w*)\b"
+    r"|\bthroughput\b|\b(?:decode|generation|inference)\s+speed\b|\bspeed\b"
+    r"|\btoken[óo]w\s*(?:/|na|w)\s*(?:s\b|sek)|\bszybko\w*|\bpr[ęe]dko\w*|\bjak\s+szybk\w*"
+    r"|เร็ว(?:แค่ไหน|เท่าไ[หร]|ไหม|มั้ย|ขนาดไหน)|ความเร็ว|ต่อวินาที|/วินาที"
+)
+# "X over Y", "X instead of Y", "better than", "upgrade from Y to X", "zamiast", "แทน": two
+# cards weighed against each other
+_WEIGHS = lazy(
+    r"\b(?:over|instead\s+of|rather\s+than|better\s+than|worse\s+than|faster\s+than"
+    r"|cheaper\s+than|worth|upgrad\w*|switch\w*|zamiast|lepsz\w*|gorsz\w*|szybsz\w*|warto"
+    r"|opłaca\w*|oplaca\w*|przesiad\w*|ta[ńn]sz\w*|dro[żz]sz\w*|more\s+expensive)\b"
+    r"|แทน|ดีกว่า|คุ้ม|เร็วกว่า|ถูกกว่า|แพงกว่า|อัปเกรด|อัพเกรด"
+)
+# "cheapest card with fp8", "cheapest 80gb card", "najtańsza karta", "การ์ดที่ถูกที่สุด"
+_CHEAPEST_CARD = lazy(
+    r"\b(?:cheapest|least\s+expensive|najta[ńn]sz\w*)\s+(?:\S+\s+)?(?:cards?|gpus?|kart\w*)\b"
+    r"|(?:การ์ด|gpu)\S{0,6}ถูกที่สุด"
+)
 _SINGLE = lazy(r"\b(?:single|one|only one|jedn(?:ym|ej|ą|a|en)|pojedyncz\w*)\b|ใบเดียว|ตัวเดียว")
 # "for coding", "do kodu", "programowania", "เขียนโค้ด": code models only
 _CODING = lazy(r"\b(?:cod(?:e|ing|er)|programm\w*|programow\w*|kod\w*)\b|โค้ด|เขียนโปรแกรม")
@@ -78,6 +103,22 @@ def asks_price(low: str) -> bool:
             or "ราคา" in low):  # fmt: skip
         return False
     return _PRICE.search(low) is not None
+
+
+def asks_speed(low: str) -> bool:
+    """Whether the decode speed is asked ("how fast", "tok/s", "ile tokenów/s", "เร็วแค่ไหน")."""
+    return _SPEED.search(low) is not None
+
+
+def weighs_cards(low: str) -> bool:
+    """Whether two cards named are weighed against each other ("is the h200 worth it over
+    h100?", "4090 instead of a 3090", "h100 zamiast a100", "l40s ดีกว่า a100 ไหม")."""
+    return _WEIGHS.search(low) is not None
+
+
+def cheapest_card(low: str) -> bool:
+    """Whether the cheapest card itself is asked for ("cheapest card with fp8")."""
+    return _CHEAPEST_CARD.search(low) is not None
 
 
 def says_single(low: str) -> bool:
