@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from engine.answer_types import Answer, Fit, FitChange
 from engine.recommend import set_price
+from engine.text.labels import request_label
 from engine.text.voice import Voice, ctx_label
 
 # One change both cards share, said short (the headline stays one line); others in full.
@@ -83,3 +84,46 @@ def neither(
         slow=hw_label(slow),
         diff=v.usds[abs(pf - ps)],
     )
+
+
+def choice(
+    v: Voice, a: Answer, total: str, say_change: Callable[[FitChange, Fit], str]
+) -> str | None:
+    """ "X on A or B" where more than one holds it: which is cheaper to rent and which is
+    faster, rather than the first one's verdict alone (None: one holds it, or nothing to
+    tell them apart)."""
+    req = a.request
+    assert req is not None
+    held = [f for f in a.fits if f.fits]
+    if not held:  # neither holds it as asked: what makes both fit, then what differs
+        return neither(v, a, total, say_change)
+    if len(held) < 2:
+        return None
+    priced = [f for f in held if f.monthly_usd is not None]
+    timed = [f for f in held if f.decode_tok_s]
+    cheap = min(priced, key=lambda f: f.monthly_usd or 0.0) if len(priced) == len(held) else None
+    fast = max(timed, key=lambda f: f.decode_tok_s or 0.0) if len(timed) == len(held) else None
+    label, fill, num = request_label(v, req), v.fill, v.nums[0]
+    price = v.usds[cheap.monthly_usd or 0.0] if cheap is not None else ""
+    if len(held) > 2:
+        if cheap is None or fast is None:
+            return None
+        spec = "headline.choice_many:count,request,total,cheap,price,fast,tok"
+        tok = num[fast.decode_tok_s or 0.0]
+        return fill[spec]((len(held), label, total, hw_label(cheap), price, hw_label(fast), tok))
+    if fast is not None:
+        other = next(f for f in held if f is not fast)
+        tok, slower = num[fast.decode_tok_s or 0.0], num[other.decode_tok_s or 0.0]
+        if cheap is fast:
+            spec = "headline.choice_same:request,total,card,price,tok,other"
+            return fill[spec]((label, total, hw_label(fast), price, tok, slower))
+        if cheap is not None:
+            spec = "headline.choice_two:request,total,cheap,price,fast,tok,other"
+            return fill[spec]((label, total, hw_label(cheap), price, hw_label(fast), tok, slower))
+        spec = "headline.choice_speed:request,total,fast,tok,other"
+        return fill[spec]((label, total, hw_label(fast), tok, slower))
+    if cheap is not None:
+        return fill["headline.choice_price:request,total,cheap,price"](
+            (label, total, hw_label(cheap), price)
+        )
+    return None

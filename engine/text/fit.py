@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from engine.answer_types import TWO_SLOTS, Answer, Fit, FitChange, Request
 from engine.native import VLLM_DEFAULT_SHARE
 from engine.recommend import NODE_CARDS, is_tight, set_price
-from engine.text.choose import neither
+from engine.text.choose import choice, hw_label
 from engine.text.formulas import math_lines
 from engine.text.labels import alternatives_section, fit_line, memory_lines, pick_line
 from engine.text.labels import request_label as _request_label
 from engine.text.mac import mac_raised_line
 from engine.text.rig import rig_lines, rig_speed
 from engine.text.voice import Voice, ctx_label, section
-
-
-def hw_label(f: Fit) -> str:
-    return f.card if f.count == 1 else f"{f.count}× {f.card}"
 
 
 def cap_gb(f: Fit) -> float:
@@ -25,54 +23,14 @@ def cap_gb(f: Fit) -> float:
     return f.vram_gb or 0.0
 
 
-def choice(v: Voice, a: Answer, total: str) -> str | None:
-    """ "X on A or B" where more than one holds it: which is cheaper to rent and which is
-    faster, rather than the first one's verdict alone (None: one holds it, or nothing to
-    tell them apart)."""
-    req = a.request
-    assert req is not None
-    held = [f for f in a.fits if f.fits]
-    if not held:  # neither holds it as asked: what makes both fit, then what differs
-        return neither(v, a, total, lambda c, f: change_line(v, c, f, req))
-    if len(held) < 2:
-        return None
-    priced = [f for f in held if f.monthly_usd is not None]
-    timed = [f for f in held if f.decode_tok_s]
-    cheap = min(priced, key=lambda f: f.monthly_usd or 0.0) if len(priced) == len(held) else None
-    fast = max(timed, key=lambda f: f.decode_tok_s or 0.0) if len(timed) == len(held) else None
-    label, fill, num = _request_label(v, req), v.fill, v.nums[0]
-    price = v.usds[cheap.monthly_usd or 0.0] if cheap is not None else ""
-    if len(held) > 2:
-        if cheap is None or fast is None:
-            return None
-        spec = "headline.choice_many:count,request,total,cheap,price,fast,tok"
-        tok = num[fast.decode_tok_s or 0.0]
-        return fill[spec]((len(held), label, total, hw_label(cheap), price, hw_label(fast), tok))
-    if fast is not None:
-        other = next(f for f in held if f is not fast)
-        tok, slower = num[fast.decode_tok_s or 0.0], num[other.decode_tok_s or 0.0]
-        if cheap is fast:
-            spec = "headline.choice_same:request,total,card,price,tok,other"
-            return fill[spec]((label, total, hw_label(fast), price, tok, slower))
-        if cheap is not None:
-            spec = "headline.choice_two:request,total,cheap,price,fast,tok,other"
-            return fill[spec]((label, total, hw_label(cheap), price, hw_label(fast), tok, slower))
-        spec = "headline.choice_speed:request,total,fast,tok,other"
-        return fill[spec]((label, total, hw_label(fast), tok, slower))
-    if cheap is not None:
-        return fill["headline.choice_price:request,total,cheap,price"](
-            (label, total, hw_label(cheap), price)
-        )
-    return None
-
-
 def headline(v: Voice, a: Answer) -> str:
     """The verdict and the best option, in one sentence or two."""
     req, f = a.request, a.fit
     assert req is not None and a.memory_gb is not None
     fill, gb = v.fill, v.gbs
     total = gb[a.memory_gb["total"]]
-    if len(a.fits) > 1 and (picked := choice(v, a, total)) is not None:
+    several = len(a.fits) > 1  # a choice between cards; a change is said in full there
+    if several and (picked := choice(v, a, total, partial(_say_change, v, req))) is not None:
         return picked
     if f is None:
         return fill["headline.fit_no:request,total,card"]((_request_label(v, req), total, "?"))
@@ -216,6 +174,10 @@ _TRAINING = {
         "method_sequence",
     )
 }
+
+
+def _say_change(v: Voice, req: Request, c: FitChange, f: Fit) -> str:
+    return change_line(v, c, f, req)
 
 
 def change_line(v: Voice, c: FitChange, f: Fit, req: Request) -> str:

@@ -92,13 +92,6 @@ BATCH = lazy(
     r"|(\d*)\s*(?=[คผบเ])(?:คน|ผู้ใช้|บทสนทนา|เซสชัน))"  # Thai runs words together
     r"|(?<=[ผค])(?:(?<=ผ)ู้ใช้|(?<=ค)น)(?:พร้อมกัน)?\s*(\d+))"
 )
-# A group that says how many use it: "me and 4 friends" (five), "5 of us", "ja i 3 znajomych"
-GROUP = lazy(
-    r"\b(?:me|i|ja)\s+(?:and|&|\+|plus|i|oraz)\s+(\d{1,4})\s+(?:other\s+)?(?:friends?|buddies"
-    r"|mates|pals|colleagues|co-?workers|teammates|others|guys|znajomych|koleg\w*|os[oó]b\w*)\b"
-    r"|\b(\d{1,4})\s+of\s+us\b"
-)
-GROUP_HINTS = ("of us", "friend", "buddies", "mates", "pals", "colleag", "worker", "others", "guys", "znajom", "koleg", "osob", "osób")  # fmt: skip
 # A number of users in words: "two users", "dla dwóch użytkowników", "สองคน" (BATCH reads
 # digits). The card-count words, and the larger numbers people give users in.
 USER_NUMBERS = {

@@ -31,8 +31,6 @@ from engine.understand.patterns import (
     CONTEXT_KM,
     CONTEXT_TOKENS,
     CONTEXT_WORD,
-    GROUP,
-    GROUP_HINTS,
     SHAPE_WORDS,
     SIZE,
     USER_NUMBERS,
@@ -51,6 +49,13 @@ NEGATIVE_CONTEXT = lazy(
     r"|(?<![\w.])-(\d+(?:[.,]\d+)?)\s*(k|m)\b(?!\s*(?:usd|\$|b\b|gb\b|/))"  # "70b -5k"
 )
 GIB_GB = 2**30 / 1e9  # "24 GiB" is 25.77 GB
+# A group that says how many use it: "me and 4 friends" (five), "5 of us", "ja i 3 znajomych"
+GROUP = lazy(
+    r"\b(?:me|i|ja)\s+(?:and|&|\+|plus|i|oraz)\s+(\d{1,4})\s+(?:other\s+)?(?:friends?|buddies"
+    r"|mates|pals|colleagues|co-?workers|teammates|others|guys|znajomych|koleg\w*|os[oó]b\w*)\b"
+    r"|\b(\d{1,4})\s+of\s+us\b"
+)
+GROUP_HINTS = ("of us", "friend", "buddies", "mates", "pals", "colleag", "worker", "others", "guys", "znajom", "koleg", "osob", "osób")  # fmt: skip
 
 
 def num(text: str) -> float:
@@ -123,8 +128,8 @@ def read_numbers(  # noqa: C901 (one list of gated slots)
         # "a 4090 24gb" (or "24 gib") restates the card's memory; not a second thing to check.
         if any(abs(words.card_vram[c.name] - amount) <= 1 for c in (*q.cards, *q.owned)):
             q.vram_gb = None
-        else:  # "h100 nvl 94gb", "a100 40gb": a variant we do not know, sized as that amount
-            variant_amount(q, amount)
+        elif 0 < amount <= MAX_VRAM_GB:  # "h100 nvl 94gb", "a100 40gb": a variant we do not
+            variant_amount(q, amount)  # know, sized as that amount (GiB converted)
 
     size_neighbor = ""
     if m := SIZE.search(s):
