@@ -21,7 +21,6 @@ from engine.answer_types import (
     Pick,
     Request,
     Section,
-    two_slot_lead,
 )
 from engine.catalog import Catalog, fleet_shrink, load_catalog
 from engine.conversation import Conversations
@@ -99,6 +98,5 @@ __all__ = [
     "suggest_cards",
     "suggest_models",
     "t",
-    "two_slot_lead",
     "warm_up",
 ]

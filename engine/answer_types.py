@@ -143,20 +143,7 @@ class FitChange(_Out):
     task: str | None = None  # a training change: the method it trains with
 
 
-ONE_SLOT = ("precision", "kv_cache", "context", "batch")  # "cards" buys hardware instead
-TWO_SLOTS = ("precision_kv", "precision_context", "precision_batch")
-
-
-def two_slot_lead(changes: list[FitChange]) -> FitChange | None:
-    """The change of two slots an answer leads with: a lighter precision with an 8-bit cache
-    keeps the context and the users as asked, so it is said first; a shorter context or
-    fewer users only when no one-slot change makes it fit."""
-    kv = next((c for c in changes if c.change == "precision_kv"), None)
-    if kv is not None:
-        return kv
-    if any(c.change in ONE_SLOT for c in changes):
-        return None
-    return next((c for c in changes if c.change in TWO_SLOTS), None)
+TWO_SLOTS = ("precision_kv", "precision_context", "precision_batch")  # a change of two at once
 
 
 class Fit(_Out):

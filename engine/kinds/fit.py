@@ -4,8 +4,6 @@ would make it fit) and limit (the longest context or most users it holds).
 
 from __future__ import annotations
 
-import re
-
 from engine.answer_types import Answer, Fit, Limit, LimitOption, Pick, Request, new_answer
 from engine.frozen import as_float as _float
 from engine.kinds import ladder
@@ -26,7 +24,7 @@ from engine.text.fit import describe_fit
 from engine.text.limit import describe_limit
 from engine.text.speed import lead_with, speed_lead
 from engine.text.voice import ctx_label
-from engine.understand.asks import asks_speed
+from engine.understand.asks import asks_speed, bridge_said
 
 
 def targets(b: Builder, req: Request) -> list[Hardware]:
@@ -181,13 +179,6 @@ def mac_fit(b: Builder, hw: Hardware, req: Request, w: Workload) -> Fit:
 
 _new = object.__new__
 BRIDGE = "NVLink bridge (pairs)"  # a bridge the person says their pair has
-_NO_BRIDGE = re.compile(r"(?:without|\bno|\bbez|ไม่มี)\s*(?:an?\s+|the\s+)?nvlink")
-
-
-def bridge_said(text: str) -> bool:
-    """ "my two 3090s with NVLink": the pair has its bridge ("without NVLink": it has not)."""
-    low = text.lower()
-    return "nvlink" in low and _NO_BRIDGE.search(low) is None
 
 
 def fit(b: Builder, req: Request) -> Answer:

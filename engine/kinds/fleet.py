@@ -187,8 +187,15 @@ def cheapest_set(cat: Catalog, r: ServingRow) -> tuple[str, int, float, float | 
     if found is not None:
         card, count = found
         hit = (card.name, count, set_price(cat, card, count)[2], decode_for(card, count, r.read_gb))
+    if len(memo) >= _SETS_MEMO_MAX:  # rows at asked contexts and users: any number of them
+        memo.clear()
     memo[key] = hit
     return hit
+
+
+#: Rows kept per catalog: every model at each precision a few times over; past it the memo
+#: starts again, so a long-running bot asked at ever new contexts does not grow without end.
+_SETS_MEMO_MAX = 8192
 
 
 @per_catalog

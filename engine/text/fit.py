@@ -273,14 +273,14 @@ def owned_lines(v: Voice, f: Fit, req: Request) -> list[str]:
     if f.count > 1 and holds and rented:
         heads = req.model.attention_heads
         spec = (
-            "fit.owned_tp:hw,heads,link,gbps"
-            if heads % f.count == 0
-            else "fit.owned_shard:hw,heads,link,gbps"  # training shards over any count
+            "fit.owned_shard:hw,heads,link,gbps"  # training shards over any count (ZeRO-3)
             if req.task != "inference"
+            else "fit.owned_tp:hw,heads,link,gbps"
+            if heads % f.count == 0
             else "fit.owned_layers:hw,heads,link,gbps"
         )
         link, gbps = v.link(f.interconnect), v.nums[0][f.link_gbps or 0]
-        if f.count > NODE_CARDS:  # more than one server
+        if f.count > NODE_CARDS and req.task == "inference":  # servers: TP inside each
             line = fill["fit.owned_nodes:hw,link,gbps,node"]((hw_label(f), link, gbps, NODE_CARDS))
         else:
             line = fill[spec]((hw_label(f), heads, link, gbps))

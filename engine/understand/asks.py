@@ -163,3 +163,12 @@ def short_followup(low: str) -> tuple[str, str] | None:
         if pattern.fullmatch(s) is not None:
             return what, lang
     return None
+
+
+_NO_BRIDGE = lazy(r"(?:without|\bno|\bbez|ไม่มี)\s*(?:an?\s+|the\s+)?nvlink")
+
+
+def bridge_said(text: str) -> bool:
+    """ "my two 3090s with NVLink": the pair has its bridge ("without NVLink": it has not)."""
+    low = text.lower()
+    return "nvlink" in low and _NO_BRIDGE.search(low) is None

@@ -108,7 +108,6 @@ def test_public_api_is_pinned() -> None:
         "suggest_cards",
         "suggest_models",
         "t",
-        "two_slot_lead",
         "warm_up",
     ]
     for name in engine.__all__:

@@ -17,3 +17,18 @@ def test_a_huge_amount_after_a_card_is_no_variant_and_no_crash() -> None:
 def test_a_zero_amount_after_a_card_leaves_the_card() -> None:
     a = ask("a100 0gb llama 3.1 8b", catalog=CAT)
     assert a.kind == "fit" and a.fit is not None and a.fit.card == "A100 SXM"
+
+
+def test_training_over_many_cards_is_sharded_not_tensor_parallel() -> None:
+    a = ask("how many h100s for a full fine-tune of llama 3.1 70b", catalog=CAT)
+    assert a.fit is not None and a.fit.count == 17
+    lines = [x for sec in a.sections for x in sec.lines]
+    assert any("ZeRO-3" in x for x in lines)
+    assert not any("tensor parallel" in x for x in lines)
+
+
+def test_a_bridge_said_is_read_and_a_bridge_denied_is_not() -> None:
+    said = ask("llama 3.1 70b int4 on my two 3090s with nvlink", catalog=CAT)
+    denied = ask("llama 3.1 70b int4 on my two 3090s without nvlink", catalog=CAT)
+    assert said.fit is not None and denied.fit is not None
+    assert said.fit.link_gbps == 112.5 and denied.fit.link_gbps != 112.5
