@@ -94,6 +94,7 @@ def context_to_json(ctx: Context) -> str:
             "count": ctx.pick_count,
             "vram_gb": ctx.vram_gb,
             "budget_usd": ctx.budget_usd,
+            "listing": ctx.listing,
         }
     )
 
@@ -104,8 +105,8 @@ def _positive(value: object) -> float | None:
 
 
 def context_from_json(text: str) -> Context:
-    """A stored context; the keys added later ("count", "vram_gb", "budget_usd") may be
-    absent from contexts stored before them."""
+    """A stored context; the keys added later ("count", "vram_gb", "budget_usd", "listing")
+    may be absent from contexts stored before them."""
     raw = json.loads(text)
     count = raw.get("count")
     pick_count = (
@@ -117,4 +118,5 @@ def context_from_json(text: str) -> Context:
         pick_count,
         _positive(raw.get("vram_gb")),
         _positive(raw.get("budget_usd")),
+        listing if (listing := raw.get("listing")) in ("budget", "capacity") else None,
     )

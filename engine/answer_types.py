@@ -289,6 +289,10 @@ class Answer(_Out):
     budget_floor: Pick | None = None
     budget_asked: Pick | None = None  # the cheapest rental of the setup as asked, sets included
     rig: list[RigCard] = field(default_factory=list)  # kind "fit": the person's cards, as one
+    # the short follow-up this answers ("cheaper", "no_cheaper", "why", "math"): its headline
+    # leads; ``show_math``: the math is shown as well, as a renderer's "show the math" would
+    follows_up: str | None = None
+    show_math: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The public JSON contract (keys are only ever added, never renamed)."""
@@ -304,6 +308,9 @@ class Context:
     pick_count: int | None = None
     vram_gb: float | None = None  # the plain amount it was checked against ("in 48gb")
     budget_usd: float | None = None  # the monthly budget it was asked within ("under $500")
+    # a list answered last ("budget" or "capacity"): ``request`` then holds no model, only the
+    # context and users it was sized at, and the hardware is ``pick_card`` or ``vram_gb``
+    listing: str | None = None
 
 
 def new_answer(fields: dict[str, Any]) -> Answer:

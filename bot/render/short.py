@@ -296,6 +296,14 @@ def _generic(answer: Answer, room_lines: int) -> tuple[list[str], int]:
     return lines, max(0, len(pool) - take)
 
 
+def _follow_up_first(answer: Answer, lines: list[str]) -> list[str]:
+    """After "cheaper?" or "why?" the headline says what was asked: it goes before the verdict."""
+    if answer.follows_up and answer.headline in lines[1:]:
+        lines.remove(answer.headline)
+        lines.insert(0, answer.headline)
+    return lines
+
+
 def short_lines(
     answer: Answer, catalog: Catalog, footer: str = "", *, more_line: bool = True
 ) -> list[str]:
@@ -307,7 +315,7 @@ def short_lines(
     """
     lang = answer.lang
     budget_lines = MAX_SHORT_LINES - (1 if footer else 0)
-    lines = _verdict(answer, catalog, more_line)
+    lines = _follow_up_first(answer, _verdict(answer, catalog, more_line))
     hidden = 0
     if not lines and not more_line and answer.headline:
         # a list, a card sheet or a help text whose lines follow at once (plain text,
@@ -363,6 +371,6 @@ def detail_blocks(answer: Answer, catalog: Catalog, math: bool = False) -> list[
     if answer.assumptions:
         title = t(catalog, lang, "render.assumptions")
         blocks.append(Block(title, [n.text for n in answer.assumptions], "assumptions"))
-    if math and answer.math:
+    if (math or answer.show_math) and answer.math:  # asked in the words ("show the math")
         blocks.append(Block(t(catalog, lang, "render.show_math"), list(answer.math), "math"))
     return blocks
