@@ -95,6 +95,7 @@ def context_to_json(ctx: Context) -> str:
             "vram_gb": ctx.vram_gb,
             "budget_usd": ctx.budget_usd,
             "mac": ctx.mac,
+            "listing": ctx.listing,
         }
     )
 
@@ -105,8 +106,8 @@ def _positive(value: object) -> float | None:
 
 
 def context_from_json(text: str) -> Context:
-    """A stored context; the keys added later ("count", "vram_gb", "budget_usd", "mac") may
-    be absent from contexts stored before them."""
+    """A stored context; the keys added later ("count", "vram_gb", "budget_usd", "mac",
+    "listing") may be absent from contexts stored before them."""
     raw = json.loads(text)
     count = raw.get("count")
     pick_count = (
@@ -119,4 +120,5 @@ def context_from_json(text: str) -> Context:
         _positive(raw.get("vram_gb")),
         _positive(raw.get("budget_usd")),
         mac if isinstance(mac := raw.get("mac"), str) and mac else None,
+        listing if (listing := raw.get("listing")) in ("budget", "capacity") else None,
     )

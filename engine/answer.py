@@ -14,12 +14,14 @@ from functools import lru_cache
 
 from engine.answer_types import Answer, Context, Request
 from engine.catalog import Catalog, load_catalog
+from engine.conversation import after_listing, listing_context
 from engine.i18n import pick_lang
 from engine.kinds.base import Builder
 from engine.kinds.cheapest import cheapest_card
 from engine.kinds.compare import compare as compare_kind
 from engine.kinds.fit import fit, limit
 from engine.kinds.fleet import budget, card, cards, what_fits
+from engine.kinds.followup import cheaper, lead_with, why
 from engine.kinds.sizing import sizing
 from engine.kinds.talk import clarify, faq, faq_index, help_answer, invalid_option
 from engine.kinds.within import named_set_note
@@ -36,6 +38,7 @@ from engine.understand.asks import (
     says_single,
     short_followup,
     wants_a_model,
+    wants_math,
     wants_rental,
     weighs_cards,
 )
@@ -87,6 +90,9 @@ def ask(
     ``options`` are values the adapter already has as fields (they win over the text)."""
     cat = catalog or default_catalog()
     q = parse(text or "", cat)
+    if previous is not None and previous.listing is not None:  # a budget's or a card's list
+        after_listing(q, previous, cat)
+        previous = None  # it has no request to refine: the query now says all there is
     if previous is not None and not (q.has_subject or q.cards or q.owned or q.has_modifier):
         previous = _short_followup(q, previous)
     if q.budget_usd is not None and q.wants_hourly:  # "$1 per hour": the month it comes to
@@ -108,7 +114,12 @@ def ask(
         return invalid_option(b, *q.invalid)  # "batch 0" was said: not "you did not say"
     if options is not None and (options.kind or options.faq_topic):
         return _named_kind(b, options)
-    return _dispatch(b)
+    answer = _dispatch(b)
+    if q.short == "why" and answer.kind in ("sizing", "fit"):
+        return why(b, answer)
+    if q.short == "math" or (q.short is None and wants_math(q.text.lower())):
+        return lead_with(answer, "math", None)  # "show the math": the same answer, math shown
+    return answer
 
 
 def compare(
@@ -185,9 +196,10 @@ def _named_kind(b: Builder, options: RequestOptions) -> Answer:
 
 
 def context_of(answer: Answer) -> Context | None:
-    """The state a follow-up needs, or None when the answer has no request to refine."""
+    """The state a follow-up needs, or None when the answer has no request to refine (a
+    budget's or a capacity's list keeps its budget or hardware and its context and users)."""
     if answer.request is None or answer.request.model is None:
-        return None
+        return listing_context(answer)
     rec = answer.recommendation
     pick, count = (rec.card, rec.count) if rec else (None, None)
     fit, vram = answer.fit, None
@@ -200,19 +212,21 @@ def context_of(answer: Answer) -> Context | None:
 
 
 def _short_followup(q: Query, prev: Context) -> Context:
-    """ "cheaper?", "why?", "taniej?", "ทำไม" after an answer: "why" answers the same request
-    again (the verdict with its breakdown); "cheaper" the same need with the card dropped, so
-    the fleet's cheapest set that holds it is the pick. Any other message: ``prev`` as is."""
+    """ "cheaper?", "why?", "show the math", "taniej?", "ทำไม" after an answer: "why" and
+    "math" answer the same request again (``ask`` then leads with the reason or shows the
+    math); "cheaper" the same need with the card dropped and the last pick kept, so the
+    answer can beat its price. Any other message: ``prev`` as is."""
     said = short_followup(q.text.lower())
     if said is None:
         return prev
     what, lang = said
     q.followup = True
+    q.short = what
     q.lang = q.lang or lang  # type: ignore[assignment]  # one of en, pl, th
-    if what == "why":
+    if what != "cheaper":
         return prev
     req = prev.request.model_copy(update={"card": None, "count": None})
-    return Context(req, budget_usd=prev.budget_usd)
+    return Context(req, prev.pick_card, prev.pick_count, budget_usd=prev.budget_usd)
 
 
 def _keep_budget(q: Query, budget_usd: float) -> None:
@@ -342,9 +356,11 @@ def _dispatch(b: Builder) -> Answer:
             return what_fits(b)
         return help_answer(b, not_understood=True)
     req, model_note = merged
-    req = _several(b, req)
     if model_note:
         b.assume(model_note[0], **model_note[1])
+    if q.short == "cheaper" and req.model is not None:
+        return cheaper(b, req)  # a cheaper way than the last pick, said as such
+    req = _several(b, req)
     # "ile tokenów/s", "how many tokens per second": the speed, not the longest context
     speed = q.wants_limit == "context" and asks_speed(q.text.lower())
     if q.wants_limit and not speed and (q.cards or q.owned or q.vram_gb or b.prev_set()):

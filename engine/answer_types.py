@@ -293,6 +293,10 @@ class Answer(_Out):
     # what the headline answers first, when the question asked it first ("speed": the decode
     # ceiling, before the fit verdict); renderers lead with the headline then
     leads_with: str | None = None
+    # the short follow-up this answers ("cheaper", "no_cheaper", "why", "math"): its headline
+    # leads; ``show_math``: the math is shown as well, as a renderer's "show the math" would
+    follows_up: str | None = None
+    show_math: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The public JSON contract (keys are only ever added, never renamed)."""
@@ -309,6 +313,9 @@ class Context:
     vram_gb: float | None = None  # the plain amount it was checked against ("in 48gb")
     budget_usd: float | None = None  # the monthly budget it was asked within ("under $500")
     mac: str | None = None  # the Mac that plain amount is ("MacBook Pro M3 Max")
+    # a list answered last ("budget" or "capacity"): ``request`` then holds no model, only the
+    # context and users it was sized at, and the hardware is ``pick_card`` or ``vram_gb``
+    listing: str | None = None
 
 
 def new_answer(fields: dict[str, Any]) -> Answer:

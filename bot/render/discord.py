@@ -287,7 +287,7 @@ def _blocks(
     """(field name, lines, is code) for the sections, the math, caveats and assumptions."""
     lang = answer.lang
     blocks: list[tuple[str, list[str], bool]] = [(name, lines, False) for name, lines in titled]
-    if math and answer.math:
+    if (math or answer.show_math) and answer.math:  # or asked in the words
         math_lines = [_clip(line, FIELD_VALUE_MAX) for line in answer.math[:200]]
         blocks.append((escape(t(catalog, lang, "render.show_math")), math_lines, True))
     if answer.caveats:

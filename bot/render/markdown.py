@@ -42,7 +42,7 @@ def format_markdown(answer: Answer, catalog: Catalog, math: bool = False) -> str
         out.append("")
         out.append(f"**{escape_md(t(catalog, answer.lang, 'render.assumptions'))}**")
         out.extend(f"- _{escape_md(n.text)}_" for n in answer.assumptions)
-    if math and answer.math:
+    if (math or answer.show_math) and answer.math:  # or asked in the words
         out.append("")
         out.append(f"**{escape_md(t(catalog, answer.lang, 'render.show_math'))}**")
         out.append("```")

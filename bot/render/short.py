@@ -289,8 +289,9 @@ def _verdict(answer: Answer, cat: Catalog, teaser: bool) -> list[str]:
 
 
 def _lead(answer: Answer, lines: list[str]) -> list[str]:
-    """A headline that opens with what was asked first ("how fast"): line 1, the verdict after."""
-    if answer.leads_with and answer.headline in lines:
+    """A headline that opens with what was asked first ("how fast", or a follow-up's "cheaper?"
+    or "why?"): line 1, the verdict after."""
+    if (answer.leads_with or answer.follows_up) and answer.headline in lines:
         return [answer.headline, *(x for x in lines if x != answer.headline)]
     return lines
 
@@ -373,6 +374,6 @@ def detail_blocks(answer: Answer, catalog: Catalog, math: bool = False) -> list[
     if answer.assumptions:
         title = t(catalog, lang, "render.assumptions")
         blocks.append(Block(title, [n.text for n in answer.assumptions], "assumptions"))
-    if math and answer.math:
+    if (math or answer.show_math) and answer.math:  # asked in the words ("show the math")
         blocks.append(Block(t(catalog, lang, "render.show_math"), list(answer.math), "math"))
     return blocks

@@ -21,6 +21,7 @@ __all__ = [
     "short_followup",
     "wants_a_model",
     "wants_code",
+    "wants_math",
     "wants_rental",
     "weighs_cards",
 ]
@@ -143,12 +144,41 @@ _WHY = lazy(
 _WHY_PL = lazy(r"(?:a )?(?:dlaczego|czemu|skąd|skad)(?: (?:tak|ta|to|ten))?")
 # in the parser's NFKC form: a Thai "ำ" is "ํา" there
 _WHY_TH = lazy(normalize("NFKC", r"(?:แล้ว)?(?:ทำไม|เพราะอะไร)(?:ครับ|คะ|ค่ะ|ล่ะ)?"))
+# "show the math", "explain", "pokaż obliczenia", "แสดงวิธีคิด": the answer with its math
+# (the Thai in the parser's NFKC form, as _WHY_TH)
+_MATH = lazy(
+    r"\b(?:show(?: me)?(?: the| your)? (?:math|maths|calculation\w*|working)|explain\w*"
+    r"|poka[żz](?: mi)? (?:obliczeni\w*|wylicze\w*|rachun\w*)|wyja[śs]ni\w*)\b"
+    + normalize("NFKC", r"|แสดงวิธีคิด|แสดงการคำนวณ|วิธีคิด|อธิบาย")
+)
+_MATH_EN = lazy(
+    r"(?:(?:please|ok|and|so|can you|could you) )*(?:show(?: me)?(?: the| your)? "
+    r"(?:math|maths|calculations?|working)|explain(?: it| that| this| the math)?|the math|math)"
+    r"(?: please)?"
+)
+_MATH_PL = lazy(
+    r"(?:a |to )?(?:poka[żz](?: mi)? (?:obliczenia|wyliczenia|rachunki)|wyja[śs]nij(?: to)?"
+    r"|obliczenia)(?: prosz[ęe])?"
+)
+_MATH_TH = lazy(
+    normalize("NFKC", r"(?:ช่วย)?(?:แสดงวิธีคิด|แสดงการคำนวณ|อธิบาย)(?:หน่อย|ให้ดู)?(?:ครับ|คะ|ค่ะ)?")
+)
+_MATH_HINTS = ("math", "expla", "calcul", "oblicz", "wylicz", "wyja", "rachun", "working")
+_MATH_HINTS_TH = tuple(normalize("NFKC", w) for w in ("วิธีคิด", "คำนวณ", "อธิบาย"))
 _ENDS = " ?!.,;:\t\n"
 
 
+def wants_math(low: str) -> bool:
+    """Whether the words ask to see the math ("show the math", "explain", "pokaż obliczenia")."""
+    if not any(w in low for w in _MATH_HINTS) and not any(w in low for w in _MATH_HINTS_TH):
+        return False
+    return _MATH.search(low) is not None
+
+
 def short_followup(low: str) -> tuple[str, str] | None:
-    """("cheaper" or "why", its language) when the whole message is such a short follow-up
-    ("cheaper?", "taniej?", "ทำไม"); None for any other (a cheap length test first)."""
+    """("cheaper", "why" or "math", its language) when the whole message is such a short
+    follow-up ("cheaper?", "taniej?", "ทำไม", "show the math"); None for any other (a cheap
+    length test first)."""
     s = low.strip(_ENDS)
     if not s or len(s) > 48:
         return None
@@ -159,6 +189,9 @@ def short_followup(low: str) -> tuple[str, str] | None:
         ("why", "en", _WHY),
         ("why", "pl", _WHY_PL),
         ("why", "th", _WHY_TH),
+        ("math", "en", _MATH_EN),
+        ("math", "pl", _MATH_PL),
+        ("math", "th", _MATH_TH),
     ):
         if pattern.fullmatch(s) is not None:
             return what, lang

@@ -56,6 +56,7 @@ class Query:
     wants_help: bool = False
     wants_hourly: bool = False  # renting by the hour was asked about ("na godziny", "per hour")
     followup: bool = False
+    short: str | None = None  # a short follow-up's ask: "cheaper", "why" or "math"
     truncated: bool = False
     unified: bool = False  # a Mac: the amount is memory the GPU shares with the CPU
     invalid: tuple[str, str] | None = None  # a slot said with a value nobody can size (batch 0)
@@ -101,6 +102,7 @@ def new_query(text: str, truncated: bool, lang: Lang | None) -> Query:
     q.task = q.precision = q.kv_dtype = q.context_tokens = q.batch = q.size_b = None
     q.bad_size_b = q.model = q.count = q.vram_gb = q.budget_usd = q.faq_topic = None
     q.wants_limit = q.invalid = q.other_money = q.pasted = q.config_error = q.variant = None
+    q.short = None
     q.task_generic = q.unmatched_model = q.wants_fit = q.wants_what_fits = False
     q.wants_cards = q.wants_card_info = q.wants_help = q.wants_hourly = False
     q.followup = q.unified = q.rig = False
