@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.answer_types import ModelRef, Request, WeightParts
 from engine.catalog import Catalog
+from engine.catalog_cache import per_catalog
 from engine.lazyre import lazy
 from engine.models import ModelSpec, Task
 from engine.sizing import mixed_weights_gb
@@ -66,10 +67,20 @@ def parts_for(cat: Catalog, ref: ModelRef, precision: str) -> WeightParts | None
     return WeightParts(dense=precision, embeddings=BASELINE)
 
 
+@per_catalog
+def _sixteen_bit_ids(cat: Catalog) -> frozenset[str]:
+    """The ids of the models whose every shipped part is 16-bit, once per catalog."""
+    out = set()
+    for m in cat.models:
+        n = m.native_precision
+        names = [n.dense, n.embeddings] + ([n.experts] if n.experts else [])
+        if all(cat.precision_by_name[p].bits == 16 for p in names):
+            out.add(m.id)
+    return frozenset(out)
+
+
 def _all_16_bit(cat: Catalog, m: ModelSpec) -> bool:
-    n = m.native_precision
-    names = [n.dense, n.embeddings] + ([n.experts] if n.experts else [])
-    return all(cat.precision_by_name[p].bits == 16 for p in names)
+    return m.id in _sixteen_bit_ids(cat)
 
 
 def is_ollama_tag(text: str) -> bool:

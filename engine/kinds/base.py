@@ -123,11 +123,20 @@ class Builder:
 
     def assume_defaults(self, context_said: bool, users_said: bool) -> None:
         """Say only what was really assumed: the default context, one user, or both."""
-        if not context_said:
+        if context_said and users_said:
+            return
+        code = "default_users" if context_said else "default_context"
+        for n in self.assumptions:
+            if n.code == code:
+                return
+        made, memo = self.voice.made, ("defaults", context_said, users_said)  # per language
+        note: Note | None = made.get(memo)
+        if note is None and context_said:
+            note = made[memo] = self.fixed_note(code, "assume.default_users")
+        elif note is None:
             key = "assume.default_context" if not users_said else "assume.default_context_only"
-            self.assume_fixed("default_context", key, ctx=ctx_label(DEFAULT_CONTEXT))
-        elif not users_said:
-            self.assume_fixed("default_users")
+            note = made[memo] = self.fixed_note(code, key, ctx=ctx_label(DEFAULT_CONTEXT))
+        self.assumptions.append(note)
 
     def finish(self, answer: Answer) -> Answer:
         """Attach notes and the plain text every platform can fall back to."""

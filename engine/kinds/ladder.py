@@ -335,12 +335,17 @@ def more_cards(
     # the rungs and their weights do not depend on the count (FP8 support is the card's)
     tried = [g for g in shown if g is asked or g.weights < asked_bytes]
     for n, cap, extra, tp in sets:
-        held = [(g, cap - g.total - extra) for g in tried if tp or g.split]
-        held = [(g, room) for g, room in held if room >= 0]
-        if held:
-            real = min(TIGHT_PER_CARD_GB * n, cap * 0.1)  # as ``_lead``'s room
-            g, room = next(((g, r) for g, r in held if r >= real), held[0])
-            out.append(_cards(req, g, n, room))
+        real = min(TIGHT_PER_CARD_GB * n, cap * 0.1)  # as ``_lead``'s room
+        held: tuple[Rung, float] | None = None  # the first that holds, the first with real room
+        for g in tried:
+            if (tp or g.split) and (room := cap - g.total - extra) >= 0:
+                if room >= real:
+                    held = g, room
+                    break
+                if held is None:
+                    held = g, room
+        if held is not None:
+            out.append(_cards(req, held[0], n, held[1]))
             break
     if asked is None or (out and out[0].precision == asked.precision):
         return out

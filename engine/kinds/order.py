@@ -47,6 +47,8 @@ def _rank(c: FitChange, req: Request) -> tuple[int, int]:
 
 def ordered(changes: list[FitChange], req: Request) -> list[FitChange]:
     """The changes smallest first (the module's order; stable within a step)."""
+    if len(changes) < 2:  # most answers: one change, or none
+        return changes
     return sorted(changes, key=lambda c: _rank(c, req))
 
 
@@ -59,12 +61,14 @@ def low_bits(b: Builder, hw: Hardware, req: Request, p: Probe) -> list[FitChange
     asked_bits = by_name[req.precision].bits
     small: tuple[float, float] | None = None
     ctx, batch, n = req.context_tokens, req.batch, hw.count
+    cache, spill = p.cache_at(ctx, batch)  # room_at's, the same for every type
     for name in LOW_BITS:
         fmt = by_name.get(name)
         if fmt is None or not really_lighter(fmt.bits, asked_bits):
             continue
         weights = m.params_b * fmt.bytes_per_param
-        total, room = p.room_at(ctx, batch, weights)
+        total = weights + cache + OVERHEAD_GB  # p.room_at(ctx, batch, weights), term for term
+        room = p.vram - total - spill
         if room >= 0:
             return [change("low_bits", req, name, ctx, batch, n, total, room, None, req.kv_dtype)]
         if req.kv_dtype in ("q8_0", "q4_0"):

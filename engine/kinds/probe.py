@@ -157,6 +157,14 @@ class Probe:
         extra = kv * share - kv / count if share is not None and kv else 0.0
         return total, self.vram - total - extra * count
 
+    def cache_at(self, context_tokens: int, batch: int) -> tuple[float, float]:
+        """``room_at``'s cache sums, for trying many weights at one context and batch: (the
+        cache GB, the copied cache over the set); room_at is then ``vram - total - spill``."""
+        kv = self._grow(context_tokens) * batch / GB
+        share, count = self.share, self.count
+        extra = kv * share - kv / count if share is not None and kv else 0.0
+        return kv, extra * count
+
 
 def _window_terms(m: ModelRef, kvb: float) -> tuple[float, float, int, int] | None:
     """``kv_bytes_per_token``'s context-free terms for a windowed cache without MLA: (full

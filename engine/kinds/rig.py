@@ -63,6 +63,8 @@ def rig_of(b: Builder) -> Rig | None:
     if q.rig:
         asks = [*q.cards, *q.owned]
         found = [_part(b, ask.name, ask.count or 1) for ask in asks]
+    elif b.prev is None or " + " not in (b.prev.pick_card or ""):
+        return None  # most questions: no rig named, none to refine
     else:
         found = _said_before(b)
     parts = [p for p in found if p is not None]

@@ -6,7 +6,7 @@ from functools import partial
 
 from engine.answer_types import TWO_SLOTS, Answer, Fit, FitChange, Request
 from engine.native import VLLM_DEFAULT_SHARE
-from engine.recommend import NODE_CARDS, is_tight, set_price
+from engine.recommend import NODE_CARDS, TIGHT_PER_CARD_GB, TIGHT_SINGLE_GB, set_price
 from engine.text.choose import choice, hw_label
 from engine.text.formulas import math_lines
 from engine.text.labels import alternatives_section, fit_line, memory_lines, pick_line
@@ -183,11 +183,12 @@ def _say_change(v: Voice, req: Request, c: FitChange, f: Fit) -> str:
 def change_line(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
     """One change, said with its numbers; a tight one says so (SIZING.md rule 4)."""
     line = _change_text(v, c, f, req)
-    if not is_tight(c.headroom_gb, c.count):
+    room, n = c.headroom_gb, c.count
+    if n == 1:  # is_tight(room, n), written out
+        return line + " " + v.const["change.tight_one"] if room < TIGHT_SINGLE_GB else line
+    if not room / n < TIGHT_PER_CARD_GB:
         return line
-    if c.count == 1:
-        return line + " " + v.t("change.tight_one")
-    return line + " " + v.t("change.tight", per_card=v.rooms[c.headroom_gb / c.count])
+    return line + " " + v.fill["change.tight:per_card"]((v.rooms[room / n],))
 
 
 def _change_text(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
@@ -203,8 +204,8 @@ def _change_text(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
     key = c.change + "_one" if one else c.change
     if c.kv_dtype == "q8_0" and key in ("kv_cache", "precision_kv"):  # llama.cpp's cache
         key += "_q8"
-    card = v.cat.card_by_name.get(f.card)
-    if key == "cards" and card is not None and c.count not in card.set_sizes:
+    card = v.cat.card_by_name.get(f.card) if key == "cards" else None
+    if card is not None and c.count not in card.set_sizes:
         key = "cards_not_rented"  # a fleet card in a set we do not rent: physics only
     spec = _CHANGES.get(key) or f"change.{key}:prec,ctx,batch,count,card,total,headroom,heads"
     return v.fill[spec](

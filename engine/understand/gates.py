@@ -34,8 +34,14 @@ from engine.understand.patterns import (
     SHAPE_HINTS,
     TASK_HINTS,
     TASKS,
+    hint,
     may_name_precision,
 )
+
+# The words of a group that says how many use it (slots.GROUP: "me and 4 friends")
+GROUP_HINTS = ("of us", "friend", "buddies", "mates", "pals", "colleag", "worker", "others", "guys", "znajom", "koleg", "osob", "osób")  # fmt: skip
+# GROUP's words ("me and 4 friends", "5 of us"): "us" stands for "of us", so it is one word's
+GROUP_WORD_HINTS = hint(*(w.replace("of us", "us") for w in GROUP_HINTS))
 
 _HINTS: tuple[re.Pattern[str], ...] = (
     CARDS_HINTS,
@@ -54,6 +60,7 @@ _HINTS: tuple[re.Pattern[str], ...] = (
     *(h for h, _, _, _ in TASKS),
     MONTH_SHORT_HINTS,
     CARD_INFO_HINTS,
+    GROUP_WORD_HINTS,
 )
 HAS_CARDS, HAS_LIMIT_CONTEXT, HAS_LIMIT_BATCH, HAS_COUNT = (1 << i for i in range(4))
 HAS_BUDGET, HAS_TASK, HAS_SHAPE, HAS_CONTEXT_WORD = (1 << i for i in range(4, 8))
@@ -62,6 +69,7 @@ HAS_OTHER_MONEY = 1 << 12  # a currency the prices are not in ("zł", "บาท
 HAS_TASKS = tuple(1 << i for i in range(13, 13 + len(TASKS)))  # each TASKS rule's own hint
 HAS_MONTH_SHORT = 1 << (13 + len(TASKS))  # "mo" (a BUDGET form when it ends a word: "$50/mo")
 HAS_CARD_INFO = HAS_MONTH_SHORT << 1  # a CARD_INFO word ("specs", "price") may be there
+HAS_GROUP = HAS_CARD_INFO << 1  # a GROUP_HINTS word may be there
 HAS_DIGIT = 1 << len(_HINTS)  # the text holds a digit (``DIGIT.search``)
 HAS_PRECISION_LIKE = HAS_DIGIT << 1  # a word passes ``may_name_precision`` ("4bit", "q9")
 HAS_PRECISION_WORD = HAS_DIGIT << 2  # (a catalog's table) a word holds a precision's piece

@@ -58,3 +58,12 @@ RENT_TERMS = lazy(
     r"(?:rent\w*|hire|period|term|lease|wynaj\w*|najem\w*|najm\w*|okres\w*)\b"
     r"|\b(?:rent\w*|wynaj\w*|najm\w*)\s+(?:period|term|okres\w*)\b|ขั้นต่ำ|สั้นที่สุด|สั้นสุด"
 )
+
+
+def says_rent_terms(low: str) -> bool:
+    """Whether ``low`` asks a card's rental terms (``RENT_TERMS``): first whether it holds a
+    word that opens one of its forms ("naj" is in "najkr", "najm" and "wynaj")."""
+    return (
+        "min" in low or "rent" in low or "naj" in low or "shortest" in low
+        or "ขั้นต่ำ" in low or "สั้น" in low
+    ) and RENT_TERMS.search(low) is not None  # fmt: skip

@@ -80,7 +80,7 @@ from engine.understand.patterns import (
     opens_followup,
     scan,
 )
-from engine.understand.periods import RENT_TERMS, cut_money
+from engine.understand.periods import cut_money, says_rent_terms
 from engine.understand.query import CardAsk, Query, new_query
 from engine.understand.rig import joined
 from engine.understand.slots import bound, cut, money, read_numbers, read_shape, size_from
@@ -307,7 +307,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     # A VRAM amount always asks "does it fit"; a card may also just be the subject.
     q.wants_fit = q.vram_gb is not None or (bool(q.cards or q.owned) and FIT.search(s) is not None)
     q.wants_card_info = bool(q.cards) and (
-        bool(flags & HAS_CARD_INFO and CARD_INFO.search(s)) or RENT_TERMS.search(low) is not None
+        bool(flags & HAS_CARD_INFO and CARD_INFO.search(s)) or says_rent_terms(low)
     )
     q.wants_what_fits = (
         bool(q.cards or q.owned or q.vram_gb)

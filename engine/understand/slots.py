@@ -18,10 +18,12 @@ from engine.limits import (
 )
 from engine.understand.catalog_words import CatalogWords, names_number, unglue_size
 from engine.understand.gates import (
+    GROUP_HINTS,
     HAS_BATCH,
     HAS_CONTEXT_NOUN,
     HAS_CONTEXT_WORD,
     HAS_FOUR_DIGITS,
+    HAS_GROUP,
 )
 from engine.understand.patterns import (
     BATCH,
@@ -55,7 +57,6 @@ GROUP = lazy(
     r"|mates|pals|colleagues|co-?workers|teammates|others|guys|znajomych|koleg\w*|os[oó]b\w*)\b"
     r"|\b(\d{1,4})\s+of\s+us\b"
 )
-GROUP_HINTS = ("of us", "friend", "buddies", "mates", "pals", "colleag", "worker", "others", "guys", "znajom", "koleg", "osob", "osób")  # fmt: skip
 
 
 def num(text: str) -> float:
@@ -117,7 +118,8 @@ def read_numbers(  # noqa: C901 (one list of gated slots)
     elif flags & HAS_BATCH and (m := BATCH_IN_WORDS.search(s)):  # "two users"
         q.batch = USER_NUMBERS[m.group(1) or m.group(2)]
         s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
-    elif any(w in s for w in GROUP_HINTS) and (m := GROUP.search(s)):  # "me and 4 friends"
+    # "me and 4 friends": the bit first (a GROUP_HINTS word may be there), then the words
+    elif flags & HAS_GROUP and any(w in s for w in GROUP_HINTS) and (m := GROUP.search(s)):
         q.batch = int(m.group(1)) + 1 if m.group(1) else int(m.group(2))
         s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
 

@@ -14,6 +14,8 @@ _AMOUNT_AFTER = lazy(r"\s*(?:[a-z]{1,5}\s+){0,2}?(\d+(?:[.,]\d+)?)\s*(?:gb|gib|g
 def amount_after(s: str, end: int) -> float | None:
     """The amount said right after a card's name, up to two short words on ("h100 nvl 94gb",
     "a100 40gb", "4060 ti 16gb"): the card's own memory, or a variant's."""
+    if s.find("g", end) < 0:  # every form ends in "gb", "gib" or "g"
+        return None
     m = _AMOUNT_AFTER.match(s, end)
     return float(m.group(1).replace(",", ".")) if m is not None else None
 
@@ -35,7 +37,7 @@ def version_alias(q: Query) -> str | None:
     """The alias a question's version came from when the model's own name lacks it
     ("deepseek v3.1" is an alias of DeepSeek-V3, the same shape): said back, so a person
     sees which release was sized. The alias as the model's maker spells it, or None."""
-    if q.model is None or not any(c.isdigit() for c in q.text):
+    if q.model is None or "." not in q.text:  # every version holds a "."
         return None
     name = q.model.name.lower()
     for version in _VERSION.findall(q.text.lower()):
