@@ -68,10 +68,21 @@ def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
     elif a.cluster_nodes:
         cluster = v.cat.fleet.cluster.card
         card_lines.append(fill["pick.cluster:nodes,card"]((a.cluster_nodes, cluster)))
-    sections.append(section(const["section.card"], card_lines))
+    title = "section.card_single" if _cheaper_set_shown(a) else "section.card"
+    sections.append(section(const[title], card_lines))
     if a.alternatives:
         sections.extend(alternatives_section(v, a.alternatives))
     return {"headline": headline, "sections": sections, "math": math_lines(v, a)}
+
+
+def _cheaper_set_shown(a: Answer) -> bool:
+    """Whether the answer shows a multi-card set cheaper than its single-card pick: then the
+    pick's block is the cheapest *single* card, not the cheapest rental that holds it."""
+    p = a.recommendation
+    if p is None or p.count != 1:
+        return False
+    shown = [*a.alternatives, a.within_budget, a.budget_asked]
+    return any(o is not None and o.count > 1 and o.monthly_usd < p.monthly_usd for o in shown)
 
 
 def _set(p: Pick) -> str:
