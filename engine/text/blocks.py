@@ -48,7 +48,10 @@ def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
     card_lines: list[str] = []
     p = a.recommendation
     if p is not None:
-        card_lines.append(pick_line(v, p))
+        line = pick_line(v, p)
+        if a.budget_usd is not None and p.monthly_usd > a.budget_usd:  # said, not left to sums
+            line += " " + fill["pick.over_budget:budget"]((v.usds[a.budget_usd],))
+        card_lines.append(line)
         if p.decode_tok_s:
             tok = num[p.decode_tok_s]
             if p.count == 1 and a.decode_kv_tok_s:

@@ -41,3 +41,26 @@ def test_plain_cheapest_card_kept_when_no_set_is_cheaper(cat: Catalog) -> None:
     assert p is not None and p.count == 1
     assert all(o.monthly_usd >= p.monthly_usd or o.count == 1 for o in a.alternatives)
     assert [s.title for s in a.sections][1] == "Cheapest card that holds it"
+
+
+@pytest.mark.parametrize(
+    ("text", "budget"),
+    [
+        ("budget 100 dollars a week, llama 3.1 70b", 428.6),
+        ("llama 3.1 70b, budget $1,500 a month", 1500),
+        ("budget $200/month for llama 3.1 8b", 200),
+        ("qwen 2.5 72b under $1200/month", 1200),
+        ("mixtral 8x22b for $2000 a month", 2000),
+    ],
+)
+def test_alternatives_stay_within_the_budget(cat: Catalog, text: str, budget: float) -> None:
+    a = ask(text, catalog=cat)
+    assert a.kind == "sizing" and a.budget_usd == pytest.approx(budget, abs=0.5)
+    assert all(o.monthly_usd <= a.budget_usd for o in a.alternatives), a.alternatives
+    w = a.within_budget
+    if w is not None:  # the budget's own pick is the headline, never repeated below it
+        assert all((o.card, o.count) != (w.card, w.count) for o in a.alternatives)
+    rec = a.recommendation
+    assert rec is not None
+    block = a.sections[1].lines[0]
+    assert ("over the" in block) == (rec.monthly_usd > a.budget_usd), block
