@@ -4,9 +4,12 @@ math lines multiply out as written, decode and link lines name what they mean.""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from engine import Catalog, ask, load_catalog
+from engine.answer_types import Answer
 
 
 @pytest.fixture(scope="module")
@@ -55,12 +58,141 @@ def test_plain_cheapest_card_kept_when_no_set_is_cheaper(cat: Catalog) -> None:
 )
 def test_alternatives_stay_within_the_budget(cat: Catalog, text: str, budget: float) -> None:
     a = ask(text, catalog=cat)
-    assert a.kind == "sizing" and a.budget_usd == pytest.approx(budget, abs=0.5)
-    assert all(o.monthly_usd <= a.budget_usd for o in a.alternatives), a.alternatives
+    cap = a.budget_usd
+    assert a.kind == "sizing" and cap == pytest.approx(budget, abs=0.5) and cap is not None
+    assert all(o.monthly_usd <= cap for o in a.alternatives), a.alternatives
     w = a.within_budget
     if w is not None:  # the budget's own pick is the headline, never repeated below it
         assert all((o.card, o.count) != (w.card, w.count) for o in a.alternatives)
     rec = a.recommendation
     assert rec is not None
     block = a.sections[1].lines[0]
-    assert ("over the" in block) == (rec.monthly_usd > a.budget_usd), block
+    assert ("over the" in block) == (rec.monthly_usd > cap), block
+
+
+# --- show the math: every line multiplies out from the numbers it prints ---------------
+
+_N = r"[\d,]+(?:\.\d+)?"
+
+
+def _f(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def _line(a: Answer, start: str) -> str:
+    found = [m for m in a.math if m.startswith(start)]
+    assert len(found) == 1, (start, a.math)
+    return found[0]
+
+
+def _check_inference_math(a: Answer) -> int:
+    """Each of the weights, quick-rule, price and decode lines, read back from its printed
+    numbers, against the result it prints; how many lines were checked."""
+    checked = 0
+    for line in a.math:
+        if m := re.fullmatch(rf"Weights = ({_N})B params × ({_N}) bytes \(.*\) = ({_N}) GB", line):
+            got, want, places = _f(m[1]) * _f(m[2]), _f(m[3]), 2
+        elif m := re.fullmatch(
+            rf"Cross-check, rule of thumb: ({_N})B × ({_N}) bytes × ({_N}) = ({_N}) GB.*", line
+        ):
+            got, want, places = _f(m[1]) * _f(m[2]) * _f(m[3]), _f(m[4]), 2
+        elif m := re.fullmatch(
+            rf"Cross-check, rule of thumb: ({_N}) GB weights × ({_N}) = ({_N}) GB.*", line
+        ):
+            got, want, places = _f(m[1]) * _f(m[2]), _f(m[3]), 2
+        elif m := re.fullmatch(
+            rf"Price = (\d+) × \$({_N}) × \(1 − ({_N})%\) = \$({_N})/month", line
+        ):
+            got, want, places = int(m[1]) * _f(m[2]) * (1 - _f(m[3]) / 100), _f(m[4]), 2
+        elif m := re.fullmatch(
+            rf"Price = (\d+) × \$({_N})/hour × ({_N}) hours × \(1 − ({_N})%\) = \$({_N})/month",
+            line,
+        ):
+            got = int(m[1]) * _f(m[2]) * _f(m[3]) * (1 - _f(m[4]) / 100)
+            want, places = _f(m[5]), 2
+        elif m := re.fullmatch(
+            rf"Decode ceiling = ({_N}) GB/s ÷ ({_N}) GB read per token = ({_N}) tok/s", line
+        ):
+            got, want, places = _f(m[1]) / _f(m[2]), _f(m[3]), 1
+        else:
+            continue
+        assert round(got + 1e-9, places) == pytest.approx(want), line
+        checked += 1
+    return checked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "qwen3 30b a3b awq",  # the rule of thumb on the checkpoint's own weights
+        "deepseek r1",  # FP8 layers and BF16 embeddings: 1.0028 bytes was too short
+        "gpt-oss 120b",
+        "qwen3 30b a3b int4",
+        "llama 3.1 70b q4_k_m on 2 a40",
+        "mixtral 8x7b on a100 pcie",
+    ],
+)
+def test_inference_math_multiplies_out(cat: Catalog, text: str) -> None:
+    assert _check_inference_math(ask(text, "en", catalog=cat)) >= 3
+
+
+def test_inference_math_multiplies_out_for_every_model(cat: Catalog) -> None:
+    checked = 0
+    for m in cat.models:
+        a = ask(m.name, "en", catalog=cat)
+        if a.kind == "sizing":
+            checked += _check_inference_math(a)
+    assert checked > 200
+
+
+def test_the_hourly_book_prices_from_the_hourly_rate(cat: Catalog) -> None:
+    hourly = cat.with_price_book("hourly")
+    a = ask("llama 3.1 70b fp8", "en", catalog=hourly)
+    line = _line(a, "Price")
+    assert "/hour ×" in line and " hours ×" in line
+    assert _check_inference_math(a) >= 4
+
+
+def test_the_math_is_of_the_hardware_asked_about(cat: Catalog) -> None:
+    a = ask("8x h100 for deepseek r1", "en", catalog=cat)
+    assert a.kind == "fit" and a.fit is not None and a.fit.card == "H100 SXM"
+    h100 = cat.card_by_name["H100 SXM"]
+    assert _line(a, "Price").startswith(f"Price = 8 × ${h100.monthly_usd:,.0f} ×")
+    bw = f"{h100.bandwidth_gbps * 8:,.0f} GB/s"
+    assert _line(a, "Decode").startswith(f"Decode ceiling = {bw} ÷")
+    assert _check_inference_math(a) >= 3
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["qlora llama 3.1 70b 4k context", "lora 8b batch 4", "qlora 13b seq 1024", "lora 70b"],
+)
+def test_the_lora_line_writes_every_factor(cat: Catalog, text: str) -> None:
+    a = ask(text, "en", catalog=cat)
+    line = next(m for m in a.math if "(frozen base)" in m)
+    m = re.fullmatch(
+        rf"({_N})B × ({_N}) bytes \(frozen base\) \+ ({_N})% × ({_N})B × ({_N}) bytes \(adapters\)"
+        rf" \+ ({_N}) GB overhead \+ ({_N}) GB × ({_N}) \((\d+) layers ÷ (\d+), rounded\)"
+        rf" × ({_N}) tokens per step ÷ ({_N}) \(activations\) = ({_N}) GB",
+        line,
+    )
+    assert m, line
+    v = [_f(x) for x in m.groups()]
+    assert v[0] == v[3]  # the adapters are a share of the same params
+    got = v[0] * v[1] + v[2] / 100 * v[3] * v[4] + v[5] + v[6] * v[7] * v[10] / v[11]
+    assert round(got, 2) == pytest.approx(v[12]), line
+    assert a.memory_gb is not None and v[12] == pytest.approx(round(a.memory_gb["total"], 2))
+
+
+@pytest.mark.parametrize("text", ["full fine-tune 7b seq 4096 batch 2", "full fine-tune 13b"])
+def test_the_full_fine_tune_line_scales_the_activations(cat: Catalog, text: str) -> None:
+    a = ask(text, "en", catalog=cat)
+    line = next(m for m in a.math if m.startswith("Full fine-tune"))
+    m = re.fullmatch(
+        rf"Full fine-tune = ({_N})B × ({_N}) bytes \(.*\) × \(1 \+ ({_N})% activations × ({_N})"
+        rf" tokens per step ÷ ({_N})\) = ({_N}) GB",
+        line,
+    )
+    assert m, line
+    p, b, share, tok, ref, gb = (_f(x) for x in m.groups())
+    assert round(p * b * (1 + share / 100 * tok / ref), 2) == pytest.approx(gb), line
