@@ -196,3 +196,42 @@ def test_the_full_fine_tune_line_scales_the_activations(cat: Catalog, text: str)
     assert m, line
     p, b, share, tok, ref, gb = (_f(x) for x in m.groups())
     assert round(p * b * (1 + share / 100 * tok / ref), 2) == pytest.approx(gb), line
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "words"),
+    [
+        (
+            "llama 3.1 70b on 2x3090",
+            "en",
+            "an optional NVLink bridge (112.5 GB/s) or else PCIe Gen4 (32 GB/s)",
+        ),
+        (
+            "qwen 2.5 32b on 2x rtx a5000",
+            "en",
+            "NVLink bridge (112.5 GB/s) or else PCIe Gen4 (32 GB/s)",
+        ),
+        (
+            "llama 3.1 70b on 2x3090",
+            "pl",
+            "mostek NVLink (112,5 GB/s), a bez niego PCIe Gen4 (32 GB/s)",
+        ),
+        ("llama 3.1 70b on 2x3090", "th", "(112.5 GB/s) หรือถ้าไม่มีก็ใช้ PCIe Gen4 (32 GB/s)"),
+    ],
+)
+def test_a_bridge_and_pcie_each_have_their_own_speed(
+    cat: Catalog, text: str, lang: str, words: str
+) -> None:
+    a = ask(text, lang, catalog=cat)
+    lines = [x for s in a.sections for x in s.lines]
+    assert any(words in x for x in lines), lines
+    assert not any("bridge (32 GB/s)" in x or "NVLink (32 GB/s)" in x for x in lines)
+    assert cat.card_by_name["RTX 3090"].bridge_gbps == 112.5
+
+
+def test_the_card_page_gives_both_link_speeds(cat: Catalog) -> None:
+    a = ask("rtx a5000", "en", catalog=cat)
+    lines = [x for s in a.sections for x in s.lines]
+    assert (
+        "Interconnect: an optional NVLink bridge (112.5 GB/s) or else PCIe Gen4 (32 GB/s)" in lines
+    )
