@@ -235,3 +235,29 @@ def test_the_card_page_gives_both_link_speeds(cat: Catalog) -> None:
     assert (
         "Interconnect: an optional NVLink bridge (112.5 GB/s) or else PCIe Gen4 (32 GB/s)" in lines
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "start"),
+    [
+        ("llama 3.1 70b on 2x3090", "en", "In INT4, decode ceiling: about 53 tokens/s"),
+        ("llama 3.1 70b on 2x3090", "pl", "W INT4 maksymalna szybkość generowania: około 53"),
+        ("llama 3.1 70b on 2x3090", "th", "ถ้าใช้ INT4 เพดานความเร็วถอดรหัส"),
+        ("qwen3 32b on a 4090", "en", "In INT4, decode ceiling: about 62 tokens/s"),
+    ],
+)
+def test_a_decode_line_under_a_no_names_its_precision(
+    cat: Catalog, text: str, lang: str, start: str
+) -> None:
+    a = ask(text, lang, catalog=cat)
+    f = a.fit
+    assert a.kind == "fit" and f is not None and not f.fits and f.best is not None
+    assert f.best.precision == "int4" and f.precision == "bf16"
+    fit_lines = a.sections[0].lines
+    assert any(x.startswith(start) for x in fit_lines), fit_lines
+
+
+def test_a_decode_line_of_the_asked_precision_stays_plain(cat: Catalog) -> None:
+    a = ask("llama 3.1 8b on a 4090", "en", catalog=cat)
+    assert a.fit is not None and a.fit.fits
+    assert any(x.startswith("Decode ceiling: about") for x in a.sections[0].lines)
