@@ -15,11 +15,12 @@ from engine.text.formulas import math_lines
 from engine.text.labels import (
     alternatives_section,
     card_lines,
+    ctx_text,
     memory_lines,
     pick_line,
     request_label,
 )
-from engine.text.voice import Voice, ctx_label, section
+from engine.text.voice import Voice, section
 
 
 def describe(v: Voice, a: Answer) -> Answer:
@@ -200,7 +201,7 @@ def budget_blocks(v: Voice, a: Answer, asked: tuple[int, int] | None = None) -> 
         lines = [capacity_row(v, o) for o in a.budget]
         vram = v.gbs[a.fit.vram_gb or 0] if a.fit else "?"
         if not lines and said:
-            lines = [v.t("capacity.none_at", vram=vram, ctx=ctx_label(ctx), users=users)]
+            lines = [v.t("capacity.none_at", vram=vram, ctx=ctx_text(v, ctx), users=users)]
         elif not lines:
             lines = [v.t("capacity.none", vram=vram)]
     else:
@@ -222,7 +223,7 @@ def budget_blocks(v: Voice, a: Answer, asked: tuple[int, int] | None = None) -> 
         key = "headline.capacity_vram" if a.fit.card.endswith(" GB") else "headline.capacity"
         params: dict[str, Any] = {"card": a.fit.card, "vram": v.gbs[a.fit.vram_gb or 0]}
         if said:
-            key, params = key + "_at", {**params, "ctx": ctx_label(ctx), "users": users}
+            key, params = key + "_at", {**params, "ctx": ctx_text(v, ctx), "users": users}
         headline = v.t(key, **params)
     elif a.budget:
         title = v.t("headline.budget", budget=v.usds[a.budget_usd or 0])
@@ -232,7 +233,7 @@ def budget_blocks(v: Voice, a: Answer, asked: tuple[int, int] | None = None) -> 
             budget=v.usds[a.budget_usd or 0],
             model=o.model,
             prec=o.precision.upper(),
-            ctx=ctx_label(ctx),
+            ctx=ctx_text(v, ctx),
             users=users,
             need=v.gbs[o.need_gb],
             card=o.card if o.count == 1 else f"{o.count}× {o.card}",

@@ -19,6 +19,13 @@ from engine.text.voice import (
 )
 
 
+def ctx_text(v: Voice, tokens: int) -> str:
+    """A context in the reply language: "8k", "128k", or a count that is no whole k written
+    with the language's own thousands separator ("63 754" in Polish, not "63,754")."""
+    label = ctx_label(tokens)
+    return v.nums[0][tokens] if "," in label else label
+
+
 def model_label(v: Voice, req: Request) -> str:
     assert req.model is not None
     if req.model.name:
@@ -29,7 +36,7 @@ def model_label(v: Voice, req: Request) -> str:
 def request_label(v: Voice, req: Request) -> str:
     fill = v.fill
     name = model_label(v, req)
-    ctx = ctx_label(req.context_tokens)
+    ctx = ctx_text(v, req.context_tokens)
     if req.task == "inference":
         text = f"{name} · {req.precision.upper()} · {fill['label.context:ctx']((ctx,))}"
         if req.batch > 1:

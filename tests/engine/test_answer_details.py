@@ -261,3 +261,31 @@ def test_a_decode_line_of_the_asked_precision_stays_plain(cat: Catalog) -> None:
     a = ask("llama 3.1 8b on a 4090", "en", catalog=cat)
     assert a.fit is not None and a.fit.fits
     assert any(x.startswith("Decode ceiling: about") for x in a.sections[0].lines)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ile kontekstu zmieszczę z llama 3.1 8b na 4090",
+        "jaki maksymalny kontekst dla qwen3 8b na 3090",
+        "llama 3.1 8b z kontekstem 3000 tokenów",
+    ],
+)
+def test_polish_contexts_use_a_space_between_thousands(cat: Catalog, text: str) -> None:
+    a = ask(text, "pl", catalog=cat)
+    every = [a.headline, *(x for s in a.sections for x in s.lines)]
+    assert not any(re.search(r"\d,\d{3}\b", x) for x in every), every
+    assert re.search(r"\d\s\d{3}", a.headline), a.headline
+
+
+def test_the_english_context_keeps_its_comma(cat: Catalog) -> None:
+    a = ask("how much context fits with llama 3.1 8b on a 4090", "en", catalog=cat)
+    assert re.search(r"\d,\d{3} tokens", a.headline), a.headline
+
+
+def test_polish_sequences_agree_with_their_count(cat: Catalog) -> None:
+    a = ask("ile kontekstu zmieszczę z llama 3.1 8b na 4090", "pl", catalog=cat)
+    assert a.limit is not None and a.limit.engine_batch == 3
+    lines = [x for s in a.sections for x in s.lines]
+    assert any("a przy 8k do 3 równoległych sekwencji" in x for x in lines), lines
+    assert not any(re.search(r"\b[2-4] sekwencji", x) for x in lines)
