@@ -10,7 +10,7 @@ from typing import Any
 
 from engine.answer_types import Answer, BudgetOption, Pick, Request
 from engine.limits import DEFAULT_CONTEXT
-from engine.recommend import set_price
+from engine.recommend import is_tight, set_price
 from engine.text.formulas import math_lines
 from engine.text.labels import (
     alternatives_section,
@@ -198,7 +198,9 @@ def budget_blocks(v: Voice, a: Answer, asked: tuple[int, int] | None = None) -> 
     users = users_label(v, batch)
     said = asked is not None
     if a.kind == "capacity":
-        lines = [capacity_row(v, o) for o in a.budget]
+        f = a.fit
+        cap, n = (f.vram_gb, f.count) if f is not None else (None, 0)
+        lines = [capacity_row(v, o, cap, n) for o in a.budget]
         vram = v.gbs[a.fit.vram_gb or 0] if a.fit else "?"
         if not lines and said:
             lines = [v.t("capacity.none_at", vram=vram, ctx=ctx_text(v, ctx), users=users)]
@@ -214,6 +216,7 @@ def budget_blocks(v: Voice, a: Answer, asked: tuple[int, int] | None = None) -> 
                 card=o.card if o.count == 1 else f"{o.count}× {o.card}",
                 price=v.usds[o.monthly_usd],
             )
+            + _tight(v, o)
             for o in a.budget
         ]
     if not lines:
@@ -239,6 +242,8 @@ def budget_blocks(v: Voice, a: Answer, asked: tuple[int, int] | None = None) -> 
             card=o.card if o.count == 1 else f"{o.count}× {o.card}",
             price=v.usds[o.monthly_usd],
         )
+        if tight := _tight(v, o):  # the lead is the best model, said with its thin margin
+            headline = headline.removesuffix(".") + tight + "."
     else:
         headline = v.t("headline.budget", budget=v.usds[a.budget_usd or 0])
     return {
@@ -247,7 +252,21 @@ def budget_blocks(v: Voice, a: Answer, asked: tuple[int, int] | None = None) -> 
     }
 
 
-def capacity_row(v: Voice, o: BudgetOption) -> str:
+def _tight(v: Voice, o: BudgetOption, vram_gb: float | None = None, count: int = 0) -> str:
+    """ " (tight: 1.9 GB left)" for an entry whose set keeps under the tight margin (the rule
+    of a pick's "tight fit"), else nothing."""
+    if vram_gb is None:
+        card = v.cat.card_by_name.get(o.card)
+        if card is None:
+            return ""
+        vram_gb = card.vram_gb * o.count
+    room = vram_gb - o.need_gb
+    if not is_tight(room, count or o.count):
+        return ""
+    return " " + v.fill["budget.tight:gb"]((v.rooms[room],))
+
+
+def capacity_row(v: Voice, o: BudgetOption, vram_gb: float | None = None, count: int = 0) -> str:
     """One model on the asked hardware: its own speed and price, or the rental that does it."""
     params = {"model": o.model, "prec": o.precision.upper(), "need": v.gbs[o.need_gb]}
     if o.offered:
@@ -261,7 +280,7 @@ def capacity_row(v: Voice, o: BudgetOption) -> str:
         params.update(
             card=o.card, rent=rent, price=v.usds[o.monthly_usd], tok=v.nums[0][o.decode_tok_s or 0]
         )
-    return v.t(key, **params)
+    return v.t(key, **params) + _tight(v, o, vram_gb, count)
 
 
 def min_term(v: Voice) -> str:

@@ -10,6 +10,7 @@ import pytest
 
 from engine import Catalog, ask, load_catalog
 from engine.answer_types import Answer
+from engine.recommend import is_tight
 
 
 @pytest.fixture(scope="module")
@@ -289,3 +290,30 @@ def test_polish_sequences_agree_with_their_count(cat: Catalog) -> None:
     lines = [x for s in a.sections for x in s.lines]
     assert any("a przy 8k do 3 równoległych sekwencji" in x for x in lines), lines
     assert not any(re.search(r"\b[2-4] sekwencji", x) for x in lines)
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "flag"),
+    [
+        ("$300 a month with 32k context for 5 users", "en", "(tight: 1.9 GB left)"),
+        ("what can i run for $500 a month", "en", ""),  # none tight: none flagged
+        (
+            "co mogę uruchomić na 4090 z kontekstem 32k dla 2 osób",
+            "pl",
+            "(na styk: zostaje 0,1 GB)",
+        ),
+        ("what fits on a 4090 at 32k for 2 users", "en", "(tight: 0.1 GB left)"),
+    ],
+)
+def test_tight_entries_of_a_list_are_flagged(cat: Catalog, text: str, lang: str, flag: str) -> None:
+    a = ask(text, lang, catalog=cat)
+    assert a.kind in ("budget", "capacity") and a.budget
+    lines = a.sections[0].lines
+    assert any(flag in x for x in lines), lines
+    for o, line in zip(a.budget, lines, strict=True):
+        if a.kind == "capacity":
+            assert a.fit is not None and a.fit.vram_gb is not None
+            room, n = a.fit.vram_gb - o.need_gb, a.fit.count
+        else:
+            room, n = cat.card_by_name[o.card].vram_gb * o.count - o.need_gb, o.count
+        assert ("(tight" in line or "(na styk" in line) == is_tight(room, n), line
