@@ -75,31 +75,35 @@ def _price_ties(catalog: Catalog) -> bool:
 
 
 def recommend_with_alternatives(
-    catalog: Catalog, w: Workload
+    catalog: Catalog, w: Workload, budget: float | None = None
 ) -> tuple[Pick | None, int | None, list[Pick]]:
     """``recommend`` and its ``alternatives``: the pick is the first single card of the
     options, or else their first set (what ``recommend``'s scans find)."""
     pick, nodes = recommend(catalog, w)
     if pick is None:
         return pick, nodes, []
-    return pick, None, alternatives(catalog, w, pick)
+    return pick, None, alternatives(catalog, w, pick, budget)
 
 
-def alternatives(catalog: Catalog, w: Workload, pick: Pick) -> list[Pick]:
+def alternatives(
+    catalog: Catalog, w: Workload, pick: Pick, budget: float | None = None
+) -> list[Pick]:
     """Up to two useful other options: a CUDA card when the pick is ROCm, a faster card at a
     modest premium, a cheaper multi-card set, or more room when the pick is tight.
 
     Each reason takes the first option (cheapest first) that meets it and is not taken yet
     (the pick counts as taken), until two are taken. The options up to the faster card's
-    price cap are made first; the dearer ones only when a scan needs them."""
+    price cap are made first; the dearer ones only when a scan needs them. With a monthly
+    ``budget`` no option above it is offered: the person said what they can spend."""
     chosen: list[tuple[_Option, str]] = []
     taken: list[tuple[str, int]] = [(pick.card, pick.count)]
-    near, stop = _options(catalog, w, 0, pick.monthly_usd * FASTER_PRICE)
+    cap = math.inf if budget is None else budget
+    near, stop = _options(catalog, w, 0, min(pick.monthly_usd * FASTER_PRICE, cap))
     far: list[_Option] | None = None
     if catalog.card_by_name[pick.card].platform != "CUDA":
         o = _cuda(near, taken)
         if o is None:
-            far = _options(catalog, w, stop)[0]
+            far = _options(catalog, w, stop, cap)[0]
             o = _cuda(far, taken)
         _take(chosen, taken, o, "cuda")
     if pick.decode_tok_s:
@@ -109,7 +113,8 @@ def alternatives(catalog: Catalog, w: Workload, pick: Pick) -> list[Pick]:
     if pick.tight and len(chosen) < _LIMIT:
         o = _roomier(near, taken, w)
         if o is None:
-            o = _roomier(far if far is not None else _options(catalog, w, stop)[0], taken, w)
+            more = far if far is not None else _options(catalog, w, stop, cap)[0]
+            o = _roomier(more, taken, w)
         _take(chosen, taken, o, "roomier")
     return [make_pick(catalog, o[3], o[2], w, reason) for o, reason in chosen]
 

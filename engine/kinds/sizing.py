@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.alternatives import recommend_with_alternatives
+from engine.alternatives import alternatives, recommend_with_alternatives
 from engine.answer_types import Answer, Pick, Request, new_answer
 from engine.kinds import ladder
 from engine.kinds.base import Builder
@@ -27,7 +27,7 @@ def sizing(b: Builder, req: Request) -> Answer:
     bd = b.breakdown(req)
     need = bd.total
     w = b.workload(req, need)
-    pick, nodes, alts = recommend_with_alternatives(b.cat, w)
+    pick, nodes, alts = recommend_with_alternatives(b.cat, w, b.q.budget_usd)
     inference = req.task == "inference"
     if pick is not None:
         if inference and len(alts) < 2:  # lower_precision_alt's own first test, before a call
@@ -60,6 +60,8 @@ def sizing(b: Builder, req: Request) -> Answer:
             floor = cheapest_of_all(b, req) if within is None else None
             if floor is not None and asked is not None and floor.monthly_usd >= asked.monthly_usd:
                 floor = None  # a lighter setup that costs no less: the one asked is said
+    if within is not None:
+        alts = _beside(b, w, within, asked, alts)
     shown = within if within is not None else pick
     if shown is not None:
         hourly_note(b, shown.card, shown.count, shown.monthly_usd)
@@ -85,6 +87,18 @@ def sizing(b: Builder, req: Request) -> Answer:
     if pick is not None and pick.decode_tok_s and asks_speed(b.q.text.lower()):
         lead_with(answer, rental_speed_lead(b.voice, req, pick))  # "how fast is llama 70b"
     return b.finish(answer)
+
+
+def _beside(
+    b: Builder, w: Workload, within: Pick, asked: Pick | None, alts: list[Pick]
+) -> list[Pick]:
+    """The alternatives beside the budget's pick: when that is the setup as asked on a cheaper
+    set, the options are made beside it (none dearer than the budget); the pick itself is
+    never offered again as an alternative."""
+    if within is asked:
+        alts = alternatives(b.cat, w, within, b.q.budget_usd)
+    key = (within.card, within.count, within.precision)
+    return [o for o in alts if (o.card, o.count, o.precision or within.precision) != key]
 
 
 def _kv_lower(b: Builder, req: Request, pick: Pick, w: Workload) -> float | None:
@@ -118,10 +132,12 @@ def lower_precision_alt(b: Builder, req: Request, pick: Pick, alts: list[Pick]) 
     """Quantizing onto a small card often beats full precision on a big one."""
     if req.task != "inference" or len(alts) >= 2:
         return alts
-    if pick.monthly_usd * 0.6 < cheapest_price(b.cat):  # no rental is that much cheaper
+    cap = pick.monthly_usd * 0.6
+    if b.q.budget_usd is not None:  # never offered above what the person can spend
+        cap = min(cap, b.q.budget_usd)
+    if cap < cheapest_price(b.cat):  # no rental is that much cheaper
         return alts
     current = b.cat.precision_by_name[req.precision]
-    cap = pick.monthly_usd * 0.6
     assert req.model is not None
     parts = b.breakdown(req).parts
     for lower in ("fp8", "int4"):

@@ -10,17 +10,18 @@ from typing import Any
 
 from engine.answer_types import Answer, BudgetOption, Pick, Request
 from engine.limits import DEFAULT_CONTEXT
-from engine.recommend import set_price
+from engine.recommend import is_tight, set_price
 from engine.text.formulas import math_lines
 from engine.text.labels import (
     alternatives_section,
     card_lines,
+    ctx_text,
     memory_lines,
     name_before,
     pick_line,
     request_label,
 )
-from engine.text.voice import Voice, ctx_label, section
+from engine.text.voice import Voice, section
 
 
 def describe(v: Voice, a: Answer) -> Answer:
@@ -49,7 +50,10 @@ def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
     card_lines: list[str] = []
     p = a.recommendation
     if p is not None:
-        card_lines.append(pick_line(v, p))
+        line = pick_line(v, p)
+        if a.budget_usd is not None and p.monthly_usd > a.budget_usd:  # said, not left to sums
+            line += " " + fill["pick.over_budget:budget"]((v.usds[a.budget_usd],))
+        card_lines.append(line)
         if p.decode_tok_s:
             tok = num[p.decode_tok_s]
             if p.count == 1 and a.decode_kv_tok_s:
@@ -69,10 +73,21 @@ def _sizing_blocks(v: Voice, a: Answer) -> dict[str, Any]:
     elif a.cluster_nodes:
         cluster = v.cat.fleet.cluster.card
         card_lines.append(fill["pick.cluster:nodes,card"]((a.cluster_nodes, cluster)))
-    sections.append(section(const["section.card"], card_lines))
+    title = "section.card_single" if _cheaper_set_shown(a) else "section.card"
+    sections.append(section(const[title], card_lines))
     if a.alternatives:
         sections.extend(alternatives_section(v, a.alternatives))
     return {"headline": headline, "sections": sections, "math": math_lines(v, a)}
+
+
+def _cheaper_set_shown(a: Answer) -> bool:
+    """Whether the answer shows a multi-card set cheaper than its single-card pick: then the
+    pick's block is the cheapest *single* card, not the cheapest rental that holds it."""
+    p = a.recommendation
+    if p is None or p.count != 1:
+        return False
+    shown = [*a.alternatives, a.within_budget, a.budget_asked]
+    return any(o is not None and o.count > 1 and o.monthly_usd < p.monthly_usd for o in shown)
 
 
 def _set(p: Pick) -> str:
@@ -184,10 +199,12 @@ def budget_blocks(v: Voice, a: Answer, asked: tuple[int, int] | None = None) -> 
     users = users_label(v, batch)
     said = asked is not None
     if a.kind == "capacity":
-        lines = [capacity_row(v, o) for o in a.budget]
+        f = a.fit
+        cap, n = (f.vram_gb, f.count) if f is not None else (None, 0)
+        lines = [capacity_row(v, o, cap, n) for o in a.budget]
         vram = v.gbs[a.fit.vram_gb or 0] if a.fit else "?"
         if not lines and said:
-            lines = [v.t("capacity.none_at", vram=vram, ctx=ctx_label(ctx), users=users)]
+            lines = [v.t("capacity.none_at", vram=vram, ctx=ctx_text(v, ctx), users=users)]
         elif not lines:
             lines = [v.t("capacity.none", vram=vram)]
     else:
@@ -200,6 +217,7 @@ def budget_blocks(v: Voice, a: Answer, asked: tuple[int, int] | None = None) -> 
                 card=o.card if o.count == 1 else f"{o.count}× {o.card}",
                 price=v.usds[o.monthly_usd],
             )
+            + _tight(v, o)
             for o in a.budget
         ]
     if not lines:
@@ -209,7 +227,7 @@ def budget_blocks(v: Voice, a: Answer, asked: tuple[int, int] | None = None) -> 
         key = "headline.capacity_vram" if a.fit.card.endswith(" GB") else "headline.capacity"
         params: dict[str, Any] = {"card": a.fit.card, "vram": v.gbs[a.fit.vram_gb or 0]}
         if said:
-            key, params = key + "_at", {**params, "ctx": ctx_label(ctx), "users": users}
+            key, params = key + "_at", {**params, "ctx": ctx_text(v, ctx), "users": users}
         headline = v.t(key, **params)
     elif a.budget:
         title = v.t("headline.budget", budget=v.usds[a.budget_usd or 0])
@@ -219,12 +237,14 @@ def budget_blocks(v: Voice, a: Answer, asked: tuple[int, int] | None = None) -> 
             budget=v.usds[a.budget_usd or 0],
             model=name_before(o.model, o.precision),
             prec=o.precision.upper(),
-            ctx=ctx_label(ctx),
+            ctx=ctx_text(v, ctx),
             users=users,
             need=v.gbs[o.need_gb],
             card=o.card if o.count == 1 else f"{o.count}× {o.card}",
             price=v.usds[o.monthly_usd],
         )
+        if tight := _tight(v, o):  # the lead is the best model, said with its thin margin
+            headline = headline.removesuffix(".") + tight + "."
     else:
         headline = v.t("headline.budget", budget=v.usds[a.budget_usd or 0])
     return {
@@ -233,7 +253,21 @@ def budget_blocks(v: Voice, a: Answer, asked: tuple[int, int] | None = None) -> 
     }
 
 
-def capacity_row(v: Voice, o: BudgetOption) -> str:
+def _tight(v: Voice, o: BudgetOption, vram_gb: float | None = None, count: int = 0) -> str:
+    """ " (tight: 1.9 GB left)" for an entry whose set keeps under the tight margin (the rule
+    of a pick's "tight fit"), else nothing."""
+    if vram_gb is None:
+        card = v.cat.card_by_name.get(o.card)
+        if card is None:
+            return ""
+        vram_gb = card.vram_gb * o.count
+    room = vram_gb - o.need_gb
+    if not is_tight(room, count or o.count):
+        return ""
+    return " " + v.fill["budget.tight:gb"]((v.rooms[room],))
+
+
+def capacity_row(v: Voice, o: BudgetOption, vram_gb: float | None = None, count: int = 0) -> str:
     """One model on the asked hardware: its own speed and price, or the rental that does it."""
     model = name_before(o.model, o.precision)
     params = {"model": model, "prec": o.precision.upper(), "need": v.gbs[o.need_gb]}
@@ -248,7 +282,7 @@ def capacity_row(v: Voice, o: BudgetOption) -> str:
         params.update(
             card=o.card, rent=rent, price=v.usds[o.monthly_usd], tok=v.nums[0][o.decode_tok_s or 0]
         )
-    return v.t(key, **params)
+    return v.t(key, **params) + _tight(v, o, vram_gb, count)
 
 
 def min_term(v: Voice) -> str:

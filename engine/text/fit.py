@@ -242,8 +242,8 @@ def speed_lines(v: Voice, f: Fit, heads: int = 0) -> list[str]:
     shown = (f.precision or "bf16") if f.fits or f.best is None else f.best.precision
     tok = num[f.decode_tok_s]
     if f.count == 1 and f.decode_kv_tok_s:
-        return [fill["decode.line_kv:tok,kv"]((tok, num[f.decode_kv_tok_s]))]
-    if f.count == 1:
+        line = fill["decode.line_kv:tok,kv"]((tok, num[f.decode_kv_tok_s]))
+    elif f.count == 1:
         line = fill["decode.line:tok"]((tok,))
     elif v.cat.precision_by_name[shown].gguf:  # llama.cpp: split by layers
         line = fill["decode.line_layers:tok,count"]((tok, f.count))
@@ -259,8 +259,10 @@ def speed_lines(v: Voice, f: Fit, heads: int = 0) -> list[str]:
         line = fill["decode.line_set:tok,count,link,gbps"](
             (tok, f.count, v.link(f.interconnect), num[f.link_gbps or 0])
         )
-    if f.decode_kv_tok_s:  # the lower ceiling on the same line
+    if f.decode_kv_tok_s and f.count > 1:  # the lower ceiling on the same line
         line += " · " + fill["decode.kv_line:tok"]((num[f.decode_kv_tok_s],))
+    if not f.fits and f.best is not None:  # not the precision asked: the line names its own
+        line = fill["decode.in:precision,line"]((shown.upper(), line[:1].lower() + line[1:]))
     return [line]
 
 

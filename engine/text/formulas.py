@@ -4,15 +4,24 @@ shape came from.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engine import native
 from engine.answer_types import Answer, ModelRef
+from engine.models import Card, OwnedCard
+from engine.recommend import NODE_CARDS, set_price
+from engine.rounding import round_half_up
 from engine.sizing import (
+    ACTIVATION_GB_PER_STEP,
+    ACTIVATION_LAYERS_PER_STEP,
     ADAPTER_BYTES,
     ADAPTER_FRACTION,
+    FT_SEQ_TOKENS,
     FULL_FT_ACTIVATION_SHARE,
     GB,
     KV_K_AND_V,
     LORA_BASE_BYTES,
+    OVERHEAD_GB,
     QUICK_RULE_MARGIN,
     full_ft_bytes_per_param,
     grow_layers,
@@ -29,7 +38,7 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
     assert req is not None and req.model is not None and a.memory_gb is not None
     m = req.model
     mt = model_texts(v, m)  # the model's own lines, written once per language
-    fill, usd = v.fill, v.usds  # bound once: about 30 calls per answer
+    fill = v.fill  # bound once: about 30 calls per answer
     n0, n1, n2, n4 = v.nums[0], v.nums[1], v.nums[2], v.nums[4]
     mem = a.memory_gb
     params = n2[m.params_b]
@@ -43,9 +52,12 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
             else native.parts_label(cat, v.lang, req.weight_parts)
         )
         weights = mem["weights"]
+        bpp_digits = _digits(
+            weights / m.params_b, 4, lambda b: round(m.params_b, 2) * b, weights, 2
+        )
         lines.append(
             fill["math.weights:params,bpp,prec,gb"](
-                (params, n4[weights / m.params_b], prec, n2[weights])
+                (params, v.num(weights / m.params_b, bpp_digits), prec, n2[weights])
             )
         )
         kvb = n0[cat.kv_by_name[req.kv_dtype].bytes]
@@ -76,57 +88,124 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
         lines.append(fill["math.overhead:gb"]((n0[mem["overhead"]],)))
         lines.append(fill["math.total:gb"]((total,)))
         if a.quick_rule_gb is not None:
-            bpp = n4[cat.precision_by_name[req.precision].bytes_per_param]
-            low = mem["total"] > a.quick_rule_gb * QUICK_RULE_SHORT
-            lines.append(
-                fill[f"math.quick_rule{'_low' if low else ''}:params,bpp,margin,gb"](
-                    (params, bpp, n1[QUICK_RULE_MARGIN], n2[a.quick_rule_gb])
-                )
-            )
-    elif req.task == "full":
-        lines.append(
-            fill["math.full:params,bytes,share,gb"](
-                (params, n0[full_ft_bytes_per_param()], n0[FULL_FT_ACTIVATION_SHARE * 100], total)
-            )
-        )
-    else:
-        lines.append(
-            fill["math.lora:params,base,frac,abytes,act,layers,gb"](
-                (
-                    params,
-                    n1[LORA_BASE_BYTES[req.task]],
-                    n1[ADAPTER_FRACTION * 100],
-                    n0[ADAPTER_BYTES],
-                    n2[mem["activations"]],
-                    m.layers,
-                    total,
-                )
-            )
-        )
-    p = a.recommendation
-    if p is not None:
-        card = v.cat.card_by_name[p.card]
-        lines.append(
-            fill["math.price:count,monthly,pct,price"](
-                (p.count, usd[card.monthly_usd], n0[p.discount_pct], n2[p.monthly_usd])
-            )
-        )
-        if p.decode_tok_s and req.task == "inference":
-            lines.append(
-                fill["math.decode:bw,gb,tok"](
-                    (
-                        n0[card.bandwidth_gbps * p.count],
-                        n2[native.read_per_token_gb(v.cat, req)],
-                        n1[p.decode_tok_s],
+            low = "_low" if mem["total"] > a.quick_rule_gb * QUICK_RULE_SHORT else ""
+            margin, quick = n1[QUICK_RULE_MARGIN], a.quick_rule_gb
+            if req.weight_parts is not None:  # the rule on the checkpoint's own weights
+                d = _digits(weights, 2, lambda x: x * QUICK_RULE_MARGIN, quick, 2)
+                lines.append(
+                    fill[f"math.quick_rule_weights{low}:weights,margin,gb"](
+                        (v.num(weights, d), margin, n2[quick])
                     )
                 )
-            )
+            else:
+                bpp = cat.precision_by_name[req.precision].bytes_per_param
+                d = _digits(m.params_b, 2, lambda x: x * bpp * QUICK_RULE_MARGIN, quick, 2)
+                lines.append(
+                    fill[f"math.quick_rule{low}:params,bpp,margin,gb"](
+                        (v.num(m.params_b, d), n4[bpp], margin, n2[quick])
+                    )
+                )
+    else:
+        lines.append(training_line(v, a))
+    lines += hardware_lines(v, a)
     lines.append(mt.shape or mt.make_shape())
     units = v.made.get("math.units")  # one text per language
     if units is None:
         units = v.made["math.units"] = fill["math.units:gb"]((n0[GB],))
     lines.append(units)
     return lines
+
+
+def _digits(
+    value: float, start: int, result: Callable[[float], float], target: float, places: int
+) -> int:
+    """The fewest decimals (from ``start``, at most 7) to print ``value`` with so that the
+    printed figure, put through ``result``, rounds to the printed ``target``: a line of the
+    math must multiply out as written."""
+    want = round_half_up(target, places)
+    for d in range(start, 8):
+        if round_half_up(result(float(round_half_up(value, d))), places) == want:
+            return d
+    return 7
+
+
+def training_line(v: Voice, a: Answer) -> str:
+    """A training run's sum, every factor written: the step's tokens scale the activations."""
+    req, mem = a.request, a.memory_gb
+    assert req is not None and req.model is not None and mem is not None
+    m, n0, n2 = req.model, v.nums[0], v.nums[2]
+    tokens, ref = n0[req.context_tokens * req.batch], n0[FT_SEQ_TOKENS]
+    if req.task == "full":
+        return v.fill["math.full:params,bytes,share,tokens,ref,gb"](
+            (
+                n2[m.params_b],
+                n0[full_ft_bytes_per_param()],
+                n0[FULL_FT_ACTIVATION_SHARE * 100],
+                tokens,
+                ref,
+                n2[mem["total"]],
+            )
+        )
+    steps = round_half_up(m.layers / ACTIVATION_LAYERS_PER_STEP, 0)
+    return v.fill["math.lora:params,base,frac,abytes,overhead,step,steps,layers,per,tokens,ref,gb"](
+        (
+            n2[m.params_b],
+            v.nums[1][LORA_BASE_BYTES[req.task]],
+            v.nums[1][ADAPTER_FRACTION * 100],
+            n0[ADAPTER_BYTES],
+            n0[OVERHEAD_GB],
+            n0[ACTIVATION_GB_PER_STEP],
+            n0[float(steps)],
+            m.layers,
+            ACTIVATION_LAYERS_PER_STEP,
+            tokens,
+            ref,
+            n2[mem["total"]],
+        )
+    )
+
+
+def hardware_lines(v: Voice, a: Answer) -> list[str]:
+    """Price and decode ceiling of the hardware the question named (a fit's set), else of the
+    pick: the math is of the answer's own hardware."""
+    req, f, cat = a.request, a.fit, v.cat
+    assert req is not None
+    card: Card | OwnedCard | None = None
+    count = 1
+    if f is not None and f.count:
+        card, count = cat.card_by_name.get(f.card) or cat.owned(f.card), f.count
+    if card is None and a.recommendation is not None:
+        card, count = cat.card_by_name[a.recommendation.card], a.recommendation.count
+    if card is None:
+        return []
+    lines: list[str] = []
+    if isinstance(card, Card):
+        lines.append(price_line(v, card, count))
+    read = native.read_per_token_gb(cat, req) if req.task == "inference" else 0.0
+    if read > 0:
+        split = cat.precision_by_name[req.precision].gguf  # llama.cpp: the cards take turns
+        bw = card.bandwidth_gbps * (1 if split else min(count, NODE_CARDS))
+        tok = bw / read
+        d = _digits(read, 2, lambda r: bw / r, tok, 1)
+        lines.append(
+            v.fill["math.decode:bw,gb,tok"]((v.nums[0][bw], v.num(read, d), v.nums[1][tok]))
+        )
+    return lines
+
+
+def price_line(v: Voice, card: Card, count: int) -> str:
+    """``count`` cards' monthly price with its discount; from the hourly rate when the
+    price book is hourly."""
+    _, pct, price = set_price(v.cat, card, count)
+    n0, n2 = v.nums[0], v.nums[2]
+    if card.hourly_usd is not None:
+        hours = v.cat.fleet.provider.hours_per_month
+        return v.fill["math.price_hourly:count,hourly,hours,pct,price"](
+            (count, n2[card.hourly_usd], n0[hours], n0[pct], n2[price])
+        )
+    return v.fill["math.price:count,monthly,pct,price"](
+        (count, v.usds[card.monthly_usd], n0[pct], n2[price])
+    )
 
 
 def _grouped(m: ModelRef, ctx: int) -> bool:

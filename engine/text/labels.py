@@ -20,6 +20,13 @@ from engine.text.voice import (
 )
 
 
+def ctx_text(v: Voice, tokens: int) -> str:
+    """A context in the reply language: "8k", "128k", or a count that is no whole k written
+    with the language's own thousands separator ("63 754" in Polish, not "63,754")."""
+    label = ctx_label(tokens)
+    return v.nums[0][tokens] if "," in label else label
+
+
 def name_before(name: str, precision: str) -> str:
     """A name the precision label follows: a release named for that precision ("Qwen3
     235B-A22B FP8" in FP8) drops it, so the precision is said once."""
@@ -39,7 +46,7 @@ def model_label(v: Voice, req: Request, with_precision: bool = False) -> str:
 def request_label(v: Voice, req: Request) -> str:
     fill = v.fill
     name = model_label(v, req, True)
-    ctx = ctx_label(req.context_tokens)
+    ctx = ctx_text(v, req.context_tokens)
     if req.task == "inference":
         text = f"{name} · {req.precision.upper()} · {fill['label.context:ctx']((ctx,))}"
         if req.batch > 1:

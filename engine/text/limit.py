@@ -9,8 +9,8 @@ from typing import Any
 
 from engine.answer_types import Answer, Limit, LimitOption, Request
 from engine.sizing import GB
-from engine.text.labels import memory_line, model_label
-from engine.text.voice import Voice, ctx_label, section
+from engine.text.labels import ctx_text, memory_line, model_label
+from engine.text.voice import Voice, section
 
 
 def _card(lim: Limit) -> str:
@@ -29,7 +29,7 @@ def headline(v: Voice, req: Request, lim: Limit, asked: str | None, users_kv8: i
         "card": _card(lim),
         "model": model_label(v, req, True),
         "prec": req.precision.upper(),
-        "at": ctx_label(req.context_tokens),
+        "at": ctx_text(v, req.context_tokens),
     }
     mctx, mb = lim.max_context_tokens or 0, lim.max_batch or 0
     if mb or mctx:
@@ -41,7 +41,7 @@ def headline(v: Voice, req: Request, lim: Limit, asked: str | None, users_kv8: i
             return text + _engine_note(v, mb, lim.engine_batch, "users")
         if asked == "context":
             key = "headline.limit_ctx_max" if _capped(req, mctx) else "headline.limit_ctx"
-            text = v.t(key, ctx=ctx_label(mctx), **params)
+            text = v.t(key, ctx=ctx_text(v, mctx), **params)
             return text + _engine_note(v, mctx, lim.engine_context_tokens, "ctx")
         return v.t("headline.limit", **params)
     if not lim.options:
@@ -52,14 +52,14 @@ def headline(v: Voice, req: Request, lim: Limit, asked: str | None, users_kv8: i
         text = v.t(
             "headline.limit_other_ctx",
             best=best.precision.upper(),
-            ctx=ctx_label(best.max_context_tokens),
+            ctx=ctx_text(v, best.max_context_tokens),
             **params,
         )
         if longest.max_context_tokens > best.max_context_tokens:
             text += " " + v.t(
                 "headline.limit_longest",
                 prec_long=longest.precision.upper(),
-                ctx=ctx_label(longest.max_context_tokens),
+                ctx=ctx_text(v, longest.max_context_tokens),
             )
         return text
     most = max(lim.options, key=lambda o: o.max_batch)
@@ -89,8 +89,8 @@ def _option_line(v: Voice, o: LimitOption, req: Request) -> str:
         prec=o.precision.upper(),
         users=v.nums[0][o.max_batch],
         users_kv8=v.nums[0][o.max_batch_kv_fp8],
-        at=ctx_label(req.context_tokens),
-        ctx=ctx_label(o.max_context_tokens),
+        at=ctx_text(v, req.context_tokens),
+        ctx=ctx_text(v, o.max_context_tokens),
     )
 
 
@@ -108,7 +108,7 @@ def describe_limit(
                 label=f"{mctx / 1024:.0f}k",
                 batch=req.batch,
             ),
-            v.t("limit.batch", batch=v.nums[0][mb], ctx=ctx_label(req.context_tokens)),
+            v.t("limit.batch", batch=v.nums[0][mb], ctx=ctx_text(v, req.context_tokens)),
         ]
         ctx90, mb90 = lim.engine_context_tokens, lim.engine_batch
         if ctx90 is not None and mb90 is not None and (ctx90 < mctx or mb90 < mb):
@@ -118,7 +118,7 @@ def describe_limit(
                     tokens=v.nums[0][ctx90],
                     batch=req.batch,
                     users=v.nums[0][mb90],
-                    ctx=ctx_label(req.context_tokens),
+                    ctx=ctx_text(v, req.context_tokens),
                 )
             )
         up_ctx, up_users = lim.raised_context_tokens, lim.raised_batch
@@ -129,7 +129,7 @@ def describe_limit(
                     tokens=v.nums[0][up_ctx],
                     batch=req.batch,
                     users=v.nums[0][up_users],
-                    ctx=ctx_label(req.context_tokens),
+                    ctx=ctx_text(v, req.context_tokens),
                 )
             )
     else:  # nothing at the asked precision: say so once, then what does fit

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from engine.answer_types import ModelRef, Note
 from engine.sizing import recurrent_state_bytes
-from engine.text.voice import Voice, ctx_label
+from engine.text.labels import ctx_text
+from engine.text.voice import Voice
 
 _KEPT = 512  # models kept per language (a pasted model is a new ref each time): then start over
 
@@ -64,7 +65,7 @@ class ModelTexts:
 
     def make_beyond(self) -> Note:
         text = self.v.t(
-            "caveat.beyond_max_context", max=ctx_label(self.ref.max_context_tokens or 0)
+            "caveat.beyond_max_context", max=ctx_text(self.v, self.ref.max_context_tokens or 0)
         )
         made = self.beyond = note("beyond_max_context", text)
         return made

@@ -279,7 +279,12 @@ class Voice:
         name = name or "PCIe"
         key = f"link.{name}"
         en = self.cat.messages["en"]
-        return (self.cat.messages.get(self.lang) or en).get(key) or en.get(key) or name
+        text = (self.cat.messages.get(self.lang) or en).get(key) or en.get(key) or name
+        if "{bridge}" in text:  # an optional bridge's own speed, from cards.yaml
+            cards = self.cat.fleet.cards
+            bridge = next((c.bridge_gbps for c in cards if c.interconnect == name), None) or 0.0
+            text = text.replace("{bridge}", self.nums[0 if bridge.is_integer() else 1][bridge])
+        return text
 
     def room(self, value: float) -> str:
         """GB to spare: a real but tiny margin reads "<0.1", never "0" (which says it does not
