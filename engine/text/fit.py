@@ -99,9 +99,13 @@ def headline(v: Voice, a: Answer) -> str:
         )
     lead = f.changes[0] if f.changes else None  # the smallest change (kinds/order.py)
     if f.best is not None and lead is not None and lead.change != "precision":
-        return fill["headline.ladder_change:prec,hw,total,cap,change"](
+        text = fill["headline.ladder_change:prec,hw,total,cap,change"](
             (req.precision.upper(), hw, total, gb[f.vram_gb or 0], change_line(v, lead, f, req))
         )
+        trained = req.model.max_context_tokens if req.model is not None else None
+        if trained and lead.context_tokens > trained:  # as ladder_best_beyond says it
+            text += " " + v.t("headline.trained_for", ctx=ctx_label(trained))
+        return text
     if f.best is not None:
         best = f.best
         trained = req.model.max_context_tokens if req.model is not None else None
