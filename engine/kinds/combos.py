@@ -44,6 +44,7 @@ def fit_change(
     d["total_gb"] = float(total)
     d["headroom_gb"] = float(room)
     d["task"] = task
+    d["max_context_tokens"] = None
     return c
 
 
@@ -68,6 +69,55 @@ def room_level(room: float, vram: float, count: int) -> int:
     if room >= tight:
         return 0
     return 1 if room >= min(tight, vram * EDGE_SHARE) else 2
+
+
+def _steps(most: int) -> list[int]:
+    """The round contexts up to ``most`` tokens, longest first: 1k, 2k, 3k, 4k, 6k, 8k, 12k,
+    16k, ... (powers of two and one and a half times them)."""
+    out, k = [], 1024
+    while k <= most:
+        out += [k] + ([k * 3 // 2] if k >= 2048 and k * 3 // 2 <= most else [])
+        k *= 2
+    return sorted(set(out), reverse=True)
+
+
+def roomy_cut(
+    p: Probe, hw: Hardware, batch: int, most: int, keep: int, weights: float | None = None
+) -> int:
+    """The context a cut offers, given ``most``, the longest that fits: the longest round
+    step that leaves real room (``room_level`` 0), or else room past the edge, as long as it
+    keeps ``keep`` tokens; else the longest round step that keeps them, or ``most`` (the
+    change then says it is tight). A cut
+    that lands on the last byte is no cut a person can run."""
+    for best_level in (0, 1):
+        for ctx in _steps(most):
+            if ctx < keep:
+                break
+            _, room = p.room_at(ctx, batch, weights)
+            if room_level(room, hw.vram_gb, hw.count) <= best_level:
+                return ctx
+    return next((ctx for ctx in _steps(most) if ctx >= keep), most)  # round, if tight
+
+
+def asked_cut(p: Probe, hw: Hardware, req: Request, most: int) -> FitChange:
+    """The asked precision with a shorter context: ``roomy_cut`` of ``most``, the longest
+    that fits, keeping half the asked context (and a chat's 8k) when ``most`` does."""
+    ctx = req.context_tokens
+    keep = max((ctx + 1) // 2, USEFUL_CONTEXT) if 2 * most >= ctx else USEFUL_CONTEXT
+    cut = roomy_cut(p, hw, req.batch, most, min(most, keep))
+    total, room = p.room_at(cut, req.batch)
+    c = change("context", req, req.precision, cut, req.batch, hw.count, total, room)
+    c.__dict__["max_context_tokens"] = most if cut < most else None
+    return c
+
+
+def tight_best(
+    b: Builder, hw: Hardware, req: Request, room: float, near: list[Rung]
+) -> list[FitChange]:
+    """When the best rung is tight (``room``: its GB left): the rungs of ``near`` (lighter
+    than the asked one) that have more room with an 8-bit cache (``with_small_cache``)."""
+    level = room_level(room, hw.vram_gb, hw.count)
+    return with_small_cache(b, hw, req, near, level) if level else []
 
 
 def precision_and_limit(
@@ -127,11 +177,12 @@ def _shorter_context(hw: Hardware, req: Request, p: Probe, lighter: list[Rung]) 
     if not picked or most >= MUCH_MORE * picked[0][1]:
         picked.append((last, most))
     out = []
-    for g, ctx in picked:
+    for g, most in picked:
+        ctx = roomy_cut(p, hw, req.batch, most, min(useful, most), g.weights)
         total, room = p.room_at(ctx, req.batch, g.weights)
-        out.append(
-            change("precision_context", req, g.precision, ctx, req.batch, hw.count, total, room)
-        )
+        c = change("precision_context", req, g.precision, ctx, req.batch, hw.count, total, room)
+        c.__dict__["max_context_tokens"] = most if ctx < most else None
+        out.append(c)
     return out
 
 

@@ -12,12 +12,12 @@ from engine.answer_types import FitChange, FitOption, ModelRef, Request
 from engine.frozen import as_float as _float
 from engine.kinds.base import Builder
 from engine.kinds.combos import (
+    asked_cut,
     cache_sums,
     fit_change,
     precision_and_limit,
-    room_level,
     small_cache,
-    with_small_cache,
+    tight_best,
 )
 from engine.kinds.hardware import (
     Hardware,
@@ -304,19 +304,15 @@ def changes(
             )
     # a shorter context or fewer users: the searches' own probe gives room_on's sums
     prec, kvd, ctx, n = req.precision, req.kv_dtype, req.context_tokens, hw.count
-    if 0 < mctx < ctx:
-        total, room = p.room_at(mctx, req.batch)
-        out.append(_fit_change("context", prec, kvd, mctx, req.batch, n, total, room))
+    if 0 < mctx < ctx:  # a round cut with room, that keeps what the longest fit keeps
+        out.append(asked_cut(p, hw, req, mctx))
     if 0 < mbatch < req.batch:
         total, room = p.room_at(ctx, mbatch)
         out.append(_fit_change("batch", prec, kvd, ctx, mbatch, n, total, room))
-    level = room_level(best.headroom_gb, hw.vram_gb, hw.count) if best is not None else 0
-    if best is not None and level:
-        # the best rung is tight: one as heavy or a step lighter (``LEAD_STEP``, never a
-        # cliff) may have real room with an 8-bit cache
+    if best is not None:  # tight: a rung a step lighter (never a cliff) with an 8-bit cache
         floor = next(g.weights for g in shown if g.precision == best.precision) * LEAD_STEP
-        lighter = [g for g in shown if floor <= g.weights < p.weights]
-        out += with_small_cache(b, hw, req, lighter, level)
+        near = [g for g in shown if floor <= g.weights < p.weights]
+        out += tight_best(b, hw, req, best.headroom_gb, near)
     if best is None:  # no one precision is enough: with a second slot
         cache = any(c.change == "kv_cache" for c in out)  # the 8-bit cache alone does it
         out += precision_and_limit(b, hw, req, p, shown, not mctx, not mbatch, not cache)

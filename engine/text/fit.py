@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from engine.answer_types import TWO_SLOTS, Answer, Fit, FitChange, Request
 from engine.native import VLLM_DEFAULT_SHARE
-from engine.recommend import NODE_CARDS, is_tight, set_price
+from engine.recommend import NODE_CARDS, set_price
 from engine.text.choose import neither
 from engine.text.formulas import math_lines
 from engine.text.labels import alternatives_section, fit_line, memory_lines, pick_line
 from engine.text.labels import request_label as _request_label
 from engine.text.rig import rig_lines, rig_speed
+from engine.text.rooms import below, most_tail, tight_tail
 from engine.text.voice import Voice, ctx_label, section
 
 
@@ -102,10 +103,9 @@ def headline(v: Voice, a: Answer) -> str:
         text = fill["headline.ladder_change:prec,hw,total,cap,change"](
             (req.precision.upper(), hw, total, gb[f.vram_gb or 0], change_line(v, lead, f, req))
         )
-        trained = req.model.max_context_tokens if req.model is not None else None
-        if trained and lead.context_tokens > trained:  # as ladder_best_beyond says it
-            text += " " + v.t("headline.trained_for", ctx=ctx_label(trained))
-        return text
+        trained = (req.model.max_context_tokens if req.model else None) or lead.context_tokens
+        past = lead.context_tokens > trained  # as ladder_best_beyond says it
+        return text + (" " + v.t("headline.trained_for", ctx=ctx_label(trained)) if past else "")
     if f.best is not None:
         best = f.best
         trained = req.model.max_context_tokens if req.model is not None else None
@@ -119,7 +119,7 @@ def headline(v: Voice, a: Answer) -> str:
                 gb[f.vram_gb or 0],
                 best.precision.upper(),
                 gb[best.total_gb],
-                v.rooms[best.headroom_gb],
+                v.rooms[below(best.headroom_gb, f.count)],
                 ctx_label((trained if beyond else best.max_context_tokens) or 0),
             )
         )
@@ -161,7 +161,8 @@ def roomier(v: Voice, f: Fit) -> str:
             edge = o
     if edge is not None:  # passed over for the lead: said, never hidden
         line = v.fill["ladder.edge:prec,total,headroom"]
-        return " " + line((edge.precision.upper(), v.gbs[edge.total_gb], v.rooms[edge.headroom_gb]))
+        room = v.rooms[below(edge.headroom_gb, f.count)]
+        return " " + line((edge.precision.upper(), v.gbs[edge.total_gb], room))
     cap = f.vram_gb or 0
     if f.best.headroom_gb >= cap * VLLM_DEFAULT_SHARE:
         return ""
@@ -206,12 +207,7 @@ _TRAINING = {
 
 def change_line(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
     """One change, said with its numbers; a tight one says so (SIZING.md rule 4)."""
-    line = _change_text(v, c, f, req)
-    if not is_tight(c.headroom_gb, c.count):
-        return line
-    if c.count == 1:
-        return line + " " + v.t("change.tight_one")
-    return line + " " + v.t("change.tight", per_card=v.rooms[c.headroom_gb / c.count])
+    return _change_text(v, c, f, req) + tight_tail(v, c)
 
 
 def _change_text(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
@@ -219,7 +215,7 @@ def _change_text(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
     training = _TRAINING.get(c.change)
     if training is not None:
         task = v.const["task." + (c.task or req.task)]
-        room = v.rooms[c.headroom_gb]
+        room = v.rooms[below(c.headroom_gb, c.count)]
         return v.fill[training](
             (task, ctx_label(c.context_tokens), c.batch, v.gbs[c.total_gb], room)
         )
@@ -239,7 +235,7 @@ def _change_text(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
             c.count,
             f.card,
             v.gbs[c.total_gb],
-            v.rooms[c.headroom_gb],
+            v.rooms[below(c.headroom_gb, c.count)],
             req.model.attention_heads,
         )
     )
@@ -372,7 +368,7 @@ def describe_fit(v: Voice, a: Answer) -> Answer:
             fit_lines += rig_speed(v, f) if a.rig else speed_lines(v, f, heads)
     sections = [section(const["section.fit"], fit_lines)]
     if f is not None and f.changes:
-        lines = [change_line(v, c, f, req) for c in f.changes]
+        lines = [change_line(v, c, f, req) + most_tail(v, c) for c in f.changes]
         sections.append(section(const["section.changes"], lines))
     if f is not None and not f.fits and len(f.options) > 1:  # when it fits, the JSON has them
         title = fill["section.ladder:hw"]((hw_label(f),))

@@ -127,3 +127,66 @@ def test_past_the_trained_context_a_change_says_so(cat: Catalog) -> None:
         a, changes = no_fit(cat, text)
         assert changes[0].change == "precision_kv"
         assert said in a.headline
+
+
+# -- a context cut leaves real room, at a round step, and says the longest that fits
+
+
+@pytest.mark.parametrize(
+    ("text", "change", "precision"),
+    [
+        ("does qwen3 14b fit on a 4090 at 32k for 4 users", "precision_context", "int4"),
+        ("qwen3 32b on my 4090 at 128k", "precision_context", "int4"),
+        ("llama 3.1 70b fp8 32k on h100", "context", "fp8"),
+        ("llama 3.1 8b on a 4090 at 128k for 2 users", "context", "bf16"),
+    ],
+)
+def test_a_context_cut_is_a_round_step_below_the_last_byte(
+    cat: Catalog, text: str, change: str, precision: str
+) -> None:
+    a, changes = no_fit(cat, text)
+    cut = next(c for c in changes if c.change == change and c.precision == precision)
+    k = cut.context_tokens // 1024
+    assert cut.context_tokens % 1024 == 0 and k in (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96)
+    assert cut.max_context_tokens is not None and cut.max_context_tokens > cut.context_tokens
+    assert cut.headroom_gb >= 1.0  # never the last byte
+    lines = next(s.lines for s in a.sections if s.title == "What would make it fit")
+    line = next(x for x in lines if f"context cut to {k}k" in x)
+    assert f"At most {cut.max_context_tokens // 1024}k fits" in line
+    assert "At most" not in a.headline  # the headline keeps to the change itself
+
+
+def test_a_cut_with_real_room_is_offered_when_a_round_step_gives_it(cat: Catalog) -> None:
+    _, changes = no_fit(cat, "does qwen3 14b fit on a 4090 at 32k for 4 users")
+    cut = next(c for c in changes if c.change == "precision_context" and c.precision == "int4")
+    assert cut.context_tokens == 12 * 1024 and cut.headroom_gb >= 5
+    assert cut.max_context_tokens == 21 * 1024
+
+
+def test_the_longest_cut_is_said_in_polish_and_thai(cat: Catalog) -> None:
+    pl = ask("czy qwen3 14b zmieści się na 4090 przy 32k dla 4 użytkowników", catalog=cat)
+    th = ask("qwen3 14b บน 4090 ที่ 32k สำหรับ 4 ผู้ใช้", catalog=cat)
+    for a, said in ((pl, "Najwyżej 21k"), (th, "ใส่ได้สูงสุด 21k")):
+        assert a.fit is not None and any(c.max_context_tokens for c in a.fit.changes)
+        assert any(said in x for s in a.sections for x in s.lines), a.lang
+
+
+# -- a tight figure never rounds up to the threshold it is flagged under
+
+
+def test_a_tight_room_is_shown_under_the_threshold(cat: Catalog) -> None:
+    a = ask("does qwen3 14b fit on my 4090?", catalog=cat)
+    assert a.fit is not None
+    q8 = next(o for o in a.fit.options if o.precision == "q8_0")
+    assert 4.95 <= q8.headroom_gb < 5
+    assert "At the edge: Q8_0, 19 GB, 4.9 GB left" in a.headline
+
+
+@pytest.mark.parametrize(
+    ("room", "count", "shown"),
+    [(4.96, 1, 4.9), (3.97, 2, 3.8), (4.2, 1, 4.2), (5.0, 1, 5.0), (6.0, 2, 6.0)],
+)
+def test_below_keeps_the_figure_under_the_flag(room: float, count: int, shown: float) -> None:
+    from engine.text.rooms import below
+
+    assert below(room, count) == pytest.approx(shown)
