@@ -141,6 +141,7 @@ class FitChange(_Out):
     total_gb: float
     headroom_gb: float
     task: str | None = None  # a training change: the method it trains with
+    max_context_tokens: int | None = None  # a context cut: the longest that fits, at the edge
 
 
 TWO_SLOTS = ("precision_kv", "precision_context", "precision_batch")  # a change of two at once

@@ -13,7 +13,7 @@ from engine.kinds.hardware import Hardware
 from engine.kinds.probe import CTX_STEP, Probe, context_cap
 from engine.kinds.rungs import Rung
 from engine.models import Task
-from engine.recommend import kv_extra_gb
+from engine.recommend import TIGHT_PER_CARD_GB, TIGHT_SINGLE_GB, kv_extra_gb
 from engine.sizing import LORA_BASE_PRECISION, OVERHEAD_GB, Breakdown, kv_cache_gb, training
 
 # A context this long is what a chat needs: the heaviest rung that keeps it is the change
@@ -44,6 +44,7 @@ def fit_change(
     d["total_gb"] = float(total)
     d["headroom_gb"] = float(room)
     d["task"] = task
+    d["max_context_tokens"] = None
     return c
 
 
@@ -58,6 +59,66 @@ def change(
 
 _new = object.__new__
 
+EDGE_SHARE = 0.10  # under this share of the VRAM left (vLLM's default 10%), a fit is at the edge
+
+
+def room_level(room: float, vram: float, count: int) -> int:
+    """0: real room (SIZING.md rule 4: 5 GB on one card, 2 GB per card on a set); 1: tight;
+    2: at the edge too (under ``EDGE_SHARE`` of the VRAM, as ``ladder._lead`` reads it)."""
+    tight = TIGHT_SINGLE_GB if count == 1 else TIGHT_PER_CARD_GB * count
+    if room >= tight:
+        return 0
+    return 1 if room >= min(tight, vram * EDGE_SHARE) else 2
+
+
+def _steps(most: int) -> list[int]:
+    """The round contexts up to ``most`` tokens, longest first: 1k, 2k, 3k, 4k, 6k, 8k, 12k,
+    16k, ... (powers of two and one and a half times them)."""
+    out, k = [], 1024
+    while k <= most:
+        out += [k] + ([k * 3 // 2] if k >= 2048 and k * 3 // 2 <= most else [])
+        k *= 2
+    return sorted(set(out), reverse=True)
+
+
+def roomy_cut(
+    p: Probe, hw: Hardware, batch: int, most: int, keep: int, weights: float | None = None
+) -> int:
+    """The context a cut offers, given ``most``, the longest that fits: the longest round
+    step that leaves real room (``room_level`` 0), or else room past the edge, as long as it
+    keeps ``keep`` tokens; else the longest round step that keeps them, or ``most`` (the
+    change then says it is tight). A cut
+    that lands on the last byte is no cut a person can run."""
+    for best_level in (0, 1):
+        for ctx in _steps(most):
+            if ctx < keep:
+                break
+            _, room = p.room_at(ctx, batch, weights)
+            if room_level(room, hw.vram_gb, hw.count) <= best_level:
+                return ctx
+    return next((ctx for ctx in _steps(most) if ctx >= keep), most)  # round, if tight
+
+
+def asked_cut(p: Probe, hw: Hardware, req: Request, most: int) -> FitChange:
+    """The asked precision with a shorter context: ``roomy_cut`` of ``most``, the longest
+    that fits, keeping half the asked context (and a chat's 8k) when ``most`` does."""
+    ctx = req.context_tokens
+    keep = max((ctx + 1) // 2, USEFUL_CONTEXT) if 2 * most >= ctx else USEFUL_CONTEXT
+    cut = roomy_cut(p, hw, req.batch, most, min(most, keep))
+    total, room = p.room_at(cut, req.batch)
+    c = change("context", req, req.precision, cut, req.batch, hw.count, total, room)
+    c.__dict__["max_context_tokens"] = most if cut < most else None
+    return c
+
+
+def tight_best(
+    b: Builder, hw: Hardware, req: Request, room: float, near: list[Rung]
+) -> list[FitChange]:
+    """When the best rung is tight (``room``: its GB left): the rungs of ``near`` (lighter
+    than the asked one) that have more room with an 8-bit cache (``with_small_cache``)."""
+    level = room_level(room, hw.vram_gb, hw.count)
+    return with_small_cache(b, hw, req, near, level) if level else []
+
 
 def precision_and_limit(
     b: Builder, hw: Hardware, req: Request, p: Probe, shown: list[Rung], context: bool,
@@ -69,9 +130,8 @@ def precision_and_limit(
     probe; ``cache``: try an 8-bit cache, when that alone does not do it)."""
     out: list[FitChange] = []
     lighter = [g for g in shown if g.weights < p.weights]
-    kept = _with_fp8_cache(b, hw, req, lighter) if cache else None  # all else as asked
-    if kept is not None:
-        out.append(kept)
+    if cache:  # all else as asked
+        out += with_small_cache(b, hw, req, lighter)
     # a shorter context or fewer users keep the cache type asked: only the formats whose
     # server has it (an FP8 cache is vLLM's, q8_0 and q4_0 are llama.cpp's)
     kept_cache = [g for g in lighter if cache_runs(req.kv_dtype, g.split)]
@@ -117,25 +177,32 @@ def _shorter_context(hw: Hardware, req: Request, p: Probe, lighter: list[Rung]) 
     if not picked or most >= MUCH_MORE * picked[0][1]:
         picked.append((last, most))
     out = []
-    for g, ctx in picked:
+    for g, most in picked:
+        ctx = roomy_cut(p, hw, req.batch, most, min(useful, most), g.weights)
         total, room = p.room_at(ctx, req.batch, g.weights)
-        out.append(
-            change("precision_context", req, g.precision, ctx, req.batch, hw.count, total, room)
-        )
+        c = change("precision_context", req, g.precision, ctx, req.batch, hw.count, total, room)
+        c.__dict__["max_context_tokens"] = most if ctx < most else None
+        out.append(c)
     return out
 
 
-def _with_fp8_cache(
-    b: Builder, hw: Hardware, req: Request, lighter: list[Rung]
-) -> FitChange | None:
+def with_small_cache(
+    b: Builder, hw: Hardware, req: Request, lighter: list[Rung], level: int = 3
+) -> list[FitChange]:
     """The heaviest lighter rung that, with an 8-bit KV cache, fits at the asked context and
-    user count: FP8 for the formats vLLM serves, q8_0 for GGUF (llama.cpp has no FP8 cache).
-    ``room_on``'s sums (weights + cache + overhead, a set's copied cache on every card)."""
+    user count, and when it is tight the heaviest that has more room (``room_level``): FP8
+    for the formats vLLM serves, q8_0 for GGUF (llama.cpp has no FP8 cache). On an FP8 card
+    FP8 is tried before Q8_0 (both 8-bit). ``room_on``'s sums (weights + cache + overhead, a
+    set's copied cache on every card). ``level``: only rungs with more room than this
+    ``room_level`` (a tight best rung's own)."""
     m = req.model
+    out: list[FitChange] = []
     if m is None or not lighter:
-        return None
+        return out
+    by_name = b.cat.precision_by_name
+    tried = sorted(lighter, key=lambda g: (-int(by_name[g.precision].bits), not g.fp8))
     sums: dict[str, tuple[float, float]] = {}  # cache type -> (its GB, a set's copy per card)
-    for g in lighter:
+    for g in tried:
         kvd = small_cache(g.split)
         if kvd == req.kv_dtype:
             continue
@@ -144,12 +211,16 @@ def _with_fp8_cache(
         kv, extra = sums[kvd]
         total = g.weights + kv + OVERHEAD_GB
         room = hw.vram_gb - total - extra * hw.count
-        if room >= 0:
-            ctx, batch = req.context_tokens, req.batch
-            return change(
-                "precision_kv", req, g.precision, ctx, batch, hw.count, total, room, None, kvd
-            )
-    return None
+        if room < 0 or room_level(room, hw.vram_gb, hw.count) >= level:
+            continue
+        level = room_level(room, hw.vram_gb, hw.count)
+        ctx, batch = req.context_tokens, req.batch
+        out.append(
+            change("precision_kv", req, g.precision, ctx, batch, hw.count, total, room, None, kvd)
+        )
+        if level == 0:
+            break
+    return out
 
 
 def cache_sums(b: Builder, hw: Hardware, req: Request, kv_dtype: str) -> tuple[float, float]:

@@ -221,11 +221,8 @@ def fit(b: Builder, req: Request) -> Answer:
         if (
             rental is not None
             and pick is not None
-            and (rental.card, rental.count)
-            != (
-                pick.card,
-                pick.count,
-            )
+            and (rental.card, rental.count) != (pick.card, pick.count)
+            and rental.monthly_usd < pick.monthly_usd  # "cheaper in FP8" only when it is
         ):
             alts.append(rental.model_copy(update={"reason": "lower_precision"}))
         # a set's speed line names the link it crosses (engine/text/fit.py)

@@ -11,7 +11,14 @@ from engine import native
 from engine.answer_types import FitChange, FitOption, ModelRef, Request
 from engine.frozen import as_float as _float
 from engine.kinds.base import Builder
-from engine.kinds.combos import cache_sums, fit_change, precision_and_limit, small_cache
+from engine.kinds.combos import (
+    asked_cut,
+    cache_sums,
+    fit_change,
+    precision_and_limit,
+    small_cache,
+    tight_best,
+)
 from engine.kinds.hardware import (
     Hardware,
     capacity_hardware,
@@ -163,18 +170,26 @@ LEAD_STEP = 0.75
 
 
 def _lead(shown: list[Rung], options: list[FitOption], first: int, vram: float, count: int) -> int:
-    """The rung a fit answer leads with: the first that fits, unless it only fits at the edge
-    (tight, and under vLLM's 10% too) and a rung a step lighter has real room; the edge rung
-    is then said beside it (SIZING.md, "Edges are reported")."""
-    room = min(TIGHT_SINGLE_GB if count == 1 else TIGHT_PER_CARD_GB * count, vram * 0.1)
-    if options[first].headroom_gb >= room:
-        return first
+    """The rung a fit answer leads with: the first that fits, unless it is tight and a rung a
+    step lighter has real room (SIZING.md rule 4), or else, when it only fits at the edge
+    (under vLLM's 10% too), a step lighter one that leaves more than that; on an FP8 card
+    FP8 before Q8_0 when both have room (both 8-bit). A rung passed over is said beside it
+    (SIZING.md, "Edges are reported")."""
+    tight = TIGHT_SINGLE_GB if count == 1 else TIGHT_PER_CARD_GB * count
     floor = shown[first].weights * LEAD_STEP
-    for i in range(first + 1, len(options)):
-        if shown[i].weights < floor:
+    for room in (tight, min(tight, vram * 0.1)):
+        if options[first].headroom_gb >= room:
             break
-        if options[i].headroom_gb >= room:
-            return i
+        for i in range(first + 1, len(options)):
+            if shown[i].weights < floor:
+                break
+            if options[i].headroom_gb >= room:
+                return i
+    if not shown[first].fp8 and shown[first].split:  # Q8_0 first: an FP8 of as many bits?
+        for i in range(first + 1, len(options)):
+            g = shown[i]
+            if g.fp8 and g.weights >= floor and options[i].headroom_gb >= tight:
+                return i
     return first
 
 
@@ -293,12 +308,15 @@ def changes(
             )
     # a shorter context or fewer users: the searches' own probe gives room_on's sums
     prec, kvd, ctx, n = req.precision, req.kv_dtype, req.context_tokens, hw.count
-    if 0 < mctx < ctx:
-        total, room = p.room_at(mctx, req.batch)
-        out.append(_fit_change("context", prec, kvd, mctx, req.batch, n, total, room))
+    if 0 < mctx < ctx:  # a round cut with room, that keeps what the longest fit keeps
+        out.append(asked_cut(p, hw, req, mctx))
     if 0 < mbatch < req.batch:
         total, room = p.room_at(ctx, mbatch)
         out.append(_fit_change("batch", prec, kvd, ctx, mbatch, n, total, room))
+    if best is not None:  # tight: a rung a step lighter (never a cliff) with an 8-bit cache
+        floor = next(g.weights for g in shown if g.precision == best.precision) * LEAD_STEP
+        near = [g for g in shown if floor <= g.weights < p.weights]
+        out += tight_best(b, hw, req, best.headroom_gb, near)
     if best is None:  # no one precision is enough: with a second slot
         cache = any(c.change == "kv_cache" for c in out)  # the 8-bit cache alone does it
         out += precision_and_limit(b, hw, req, p, shown, not mctx, not mbatch, not cache)
@@ -306,7 +324,7 @@ def changes(
             out += low_bits(b, hw, req, p)
     if hw.card is not None or hw.owned is not None:
         out += more_cards(hw, req, shown, asked_at, p.weights)
-    return ordered(out, req)
+    return ordered(out, req, b)
 
 
 def more_cards(

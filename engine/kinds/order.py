@@ -8,13 +8,19 @@ One order for every fit question (the answer's headline and line 1 say the first
 4. a format below 4 bits on the same cards (only when no 4-bit one fits them): it keeps the
    hardware the question is about, at a quality cost the line says;
 5. more cards, the fewest first.
+
+Within one step, an option with real room comes before a tight one (SIZING.md rule 4), and a
+tight one before one at the very edge (under vLLM's 10% too): a tight option leads only when
+no option of an equally small change has room, and its line says it is tight. Within a step
+and a level of room, the heavier weights come first (8-bit before 6-bit, and on an FP8 card
+FP8 before Q8_0: both are 8-bit and the card runs FP8 natively), then the old order.
 """
 
 from __future__ import annotations
 
 from engine.answer_types import FitChange, Request
 from engine.kinds.base import Builder
-from engine.kinds.combos import cache_sums, change
+from engine.kinds.combos import cache_sums, change, room_level
 from engine.kinds.hardware import Hardware
 from engine.kinds.probe import Probe
 from engine.kinds.rungs import really_lighter
@@ -36,20 +42,35 @@ _RANK = {
 }
 
 
-def _rank(c: FitChange, req: Request) -> tuple[int, int]:
+# The steps of the module's order: the changes of one step are equally small.
+_STEP = {0: 0, 1: 0, 2: 1, 3: 1, 4: 2, 5: 3, 6: 4}
+
+
+def _rank(c: FitChange, req: Request) -> int:
     rank = _RANK.get(c.change, 4)
     if c.change == "context" and 2 * c.context_tokens < req.context_tokens:
         rank = 4  # a cut to less than half the asked context is a big change
     if c.change == "batch" and 2 * c.batch < req.batch:
         rank = 4
-    return rank, c.count
+    return rank
 
 
-def ordered(changes: list[FitChange], req: Request) -> list[FitChange]:
-    """The changes smallest first (the module's order; stable within a step)."""
+def ordered(changes: list[FitChange], req: Request, b: Builder | None = None) -> list[FitChange]:
+    """The changes smallest first (the module's order; stable within a step and a level of
+    room). ``b``: the catalog's bits per weight for the "heavier first" rule (None: skip it)."""
     if len(changes) < 2:  # most answers: one change, or none
         return changes
-    return sorted(changes, key=lambda c: _rank(c, req))
+    by_name = b.cat.precision_by_name if b is not None else {}
+
+    def key(c: FitChange) -> tuple[int, int, int, int, int, int]:
+        rank = _rank(c, req)
+        level = room_level(c.headroom_gb, c.total_gb + c.headroom_gb, c.count)
+        fmt = by_name.get(c.precision)
+        heavy = -int(fmt.bits) if fmt is not None and rank in (2, 3, 4) else 0
+        fp8 = 0 if fmt is None or fmt.needs_fp8 else 1
+        return _STEP.get(rank, 2), level, heavy, fp8 if heavy else 0, rank, c.count
+
+    return sorted(changes, key=key)
 
 
 def low_bits(b: Builder, hw: Hardware, req: Request, p: Probe) -> list[FitChange]:

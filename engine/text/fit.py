@@ -6,13 +6,14 @@ from functools import partial
 
 from engine.answer_types import TWO_SLOTS, Answer, Fit, FitChange, Request
 from engine.native import VLLM_DEFAULT_SHARE
-from engine.recommend import NODE_CARDS, TIGHT_PER_CARD_GB, TIGHT_SINGLE_GB, set_price
+from engine.recommend import NODE_CARDS, set_price
 from engine.text.choose import choice, hw_label
 from engine.text.formulas import math_lines
 from engine.text.labels import alternatives_section, fit_line, memory_lines, pick_line
 from engine.text.labels import request_label as _request_label
 from engine.text.mac import mac_raised_line
 from engine.text.rig import rig_lines, rig_speed
+from engine.text.rooms import below, most_tail, tight_tail
 from engine.text.voice import Voice, ctx_label, section
 
 
@@ -75,9 +76,12 @@ def headline(v: Voice, a: Answer) -> str:
         )
     lead = f.changes[0] if f.changes else None  # the smallest change (kinds/order.py)
     if f.best is not None and lead is not None and lead.change != "precision":
-        return fill["headline.ladder_change:prec,hw,total,cap,change"](
+        text = fill["headline.ladder_change:prec,hw,total,cap,change"](
             (req.precision.upper(), hw, total, gb[f.vram_gb or 0], change_line(v, lead, f, req))
         )
+        trained = (req.model.max_context_tokens if req.model else None) or lead.context_tokens
+        past = lead.context_tokens > trained  # as ladder_best_beyond says it
+        return text + (" " + v.t("headline.trained_for", ctx=ctx_label(trained)) if past else "")
     if f.best is not None:
         best = f.best
         trained = req.model.max_context_tokens if req.model is not None else None
@@ -91,7 +95,7 @@ def headline(v: Voice, a: Answer) -> str:
                 gb[cap_gb(f)],
                 best.precision.upper(),
                 gb[best.total_gb],
-                v.rooms[best.headroom_gb],
+                v.rooms[below(best.headroom_gb, f.count)],
                 ctx_label((trained if beyond else best.max_context_tokens) or 0),
             )
         )
@@ -133,7 +137,8 @@ def roomier(v: Voice, f: Fit) -> str:
             edge = o
     if edge is not None:  # passed over for the lead: said, never hidden
         line = v.fill["ladder.edge:prec,total,headroom"]
-        return " " + line((edge.precision.upper(), v.gbs[edge.total_gb], v.rooms[edge.headroom_gb]))
+        room = v.rooms[below(edge.headroom_gb, f.count)]
+        return " " + line((edge.precision.upper(), v.gbs[edge.total_gb], room))
     cap = cap_gb(f)
     if f.best.headroom_gb >= cap * VLLM_DEFAULT_SHARE:
         return ""
@@ -182,13 +187,7 @@ def _say_change(v: Voice, req: Request, c: FitChange, f: Fit) -> str:
 
 def change_line(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
     """One change, said with its numbers; a tight one says so (SIZING.md rule 4)."""
-    line = _change_text(v, c, f, req)
-    room, n = c.headroom_gb, c.count
-    if n == 1:  # is_tight(room, n), written out
-        return line + " " + v.const["change.tight_one"] if room < TIGHT_SINGLE_GB else line
-    if not room / n < TIGHT_PER_CARD_GB:
-        return line
-    return line + " " + v.fill["change.tight:per_card"]((v.rooms[room / n],))
+    return _change_text(v, c, f, req) + tight_tail(v, c)
 
 
 def _change_text(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
@@ -196,7 +195,7 @@ def _change_text(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
     training = _TRAINING.get(c.change)
     if training is not None:
         task = v.const["task." + (c.task or req.task)]
-        room = v.rooms[c.headroom_gb]
+        room = v.rooms[below(c.headroom_gb, c.count)]
         return v.fill[training](
             (task, ctx_label(c.context_tokens), c.batch, v.gbs[c.total_gb], room)
         )
@@ -216,7 +215,7 @@ def _change_text(v: Voice, c: FitChange, f: Fit, req: Request) -> str:
             c.count,
             f.card,
             v.gbs[c.total_gb],
-            v.rooms[c.headroom_gb],
+            v.rooms[below(c.headroom_gb, c.count)],
             req.model.attention_heads,
         )
     )
@@ -352,7 +351,7 @@ def describe_fit(v: Voice, a: Answer) -> Answer:
             fit_lines += rig_speed(v, f) if a.rig else speed_lines(v, f, heads)
     sections = [section(const["section.fit"], fit_lines)]
     if f is not None and f.changes:
-        lines = [change_line(v, c, f, req) for c in f.changes]
+        lines = [change_line(v, c, f, req) + most_tail(v, c) for c in f.changes]
         sections.append(section(const["section.changes"], lines))
     if f is not None and not f.fits and len(f.options) > 1:  # when it fits, the JSON has them
         title = fill["section.ladder:hw"]((hw_label(f),))

@@ -48,10 +48,11 @@ def test_speed_of_a_precision_that_does_not_fit_is_the_best_rungs() -> None:
     a = ask("qwen3 30b a3b na rtx 5090 w fp8 ile tokenów/s?")
     assert a.kind == "fit" and a.lang == "pl"
     f = a.fit
-    assert f is not None and not f.fits and f.best is not None and f.best.precision == "q6_k"
+    assert f is not None and not f.fits and f.best is not None and f.best.fits
+    best = f.best.precision.upper()  # the rung with real room the verdict leads with
     assert f.decode_tok_s and a.decode_tok_s == f.decode_tok_s
     assert f.best.decode_tok_s == pytest.approx(f.decode_tok_s)
-    assert a.headline.startswith("Szybkość: FP8 nie mieści się na RTX 5090; w Q6_K")
+    assert a.headline.startswith(f"Szybkość: FP8 nie mieści się na RTX 5090; w {best}")
     assert _tok(a.headline.split(". ")[0]) == round(f.decode_tok_s)
 
 

@@ -315,9 +315,9 @@ def test_a_miss_by_a_hair_is_said_as_one(lang: str, short: str, need: str) -> No
     ("text", "said"),
     [
         ("does qwen2.5 32b fit on a single 3090 at 32k context?", "INT4 with an FP8 KV cache fits"),
-        ("32b at 128k on my 4090", "Q4_K_M at 9k context fits"),
+        ("32b at 128k on my 4090", "INT4 at 12k context fits"),  # more room first
         ("70b bf16 for 40 users at 8k on an h100", "INT4 at 3k context fits"),
-        ("qwen2.5 32b 128k na moim 4090", "Q4_K_M z kontekstem 8k się mieści"),
+        ("qwen2.5 32b 128k na moim 4090", "INT4 z kontekstem 12k się mieści"),
     ],
 )
 def test_line_one_says_the_change_of_two_slots(catalog: Catalog, text: str, said: str) -> None:
