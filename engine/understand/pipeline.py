@@ -82,7 +82,7 @@ from engine.understand.patterns import (
 )
 from engine.understand.periods import RENT_TERMS, cut_money
 from engine.understand.query import CardAsk, Query, new_query
-from engine.understand.rig import joined
+from engine.understand.rig import rig_of
 from engine.understand.slots import bound, cut, money, read_numbers, read_shape, size_from
 from engine.understand.stop_words import chat_words
 from engine.understand.variants import ada_spelling, amount_after
@@ -194,6 +194,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     # Cards first: "a40" or "4090" must not be read as sizes or context.
     pos, seen, last = 0, 0, 0
     gaps: list[str] = []  # the words between each two cards named (rig.joined reads them)
+    mentions: list[tuple[str, int | None]] = []  # each card named and its count, repeats kept
     may_card = digits and bool(flags & HAS_CARD_WORD)  # each card name holds a digit
     while may_card and seen < MAX_MENTIONS and (found := find_card(s, pats, pos)):
         seen += 1
@@ -202,6 +203,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         count = (COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)) if n else None
         if card is not None or mine is not None:
             gaps.append(s[last:start])
+            mentions.append(((card or mine).name, count))  # type: ignore[union-attr]
             last = start
         near = amount_after(s, end)  # "h100 nvl 94gb": the card's own amount, or a variant's
         if card is None:
@@ -221,7 +223,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             q.cards.append(CardAsk(card.name, count, several, near))
         s = s[:start] + " " + s[end:]
         pos = start
-    q.rig = len(q.cards) + len(q.owned) > 1 and joined(gaps[1:], plain)
+    q.rig = rig_of(q, mentions, gaps, s[last:], plain) if mentions else False
     # a Mac ("mac studio", "m2 ultra"): plain capacity, not a model word
     chip = digits and ("ultra" in s or "max" in s or "pro" in s)  # "m2 ultra", "m3 max"
     if ("mac" in s or chip) and (m := MAC.search(s)):
