@@ -201,6 +201,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         start, end, alias, n = found
         card, mine = pats.card_of.get(alias) or card_named(catalog, pats, alias)
         count = (COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)) if n else None
+        count = -count if count and s[start - 1 : start] == "-" != s[start - 2] else count
         if card is not None or mine is not None:
             gaps.append(s[last:start])
             mentions.append(((card or mine).name, count))  # type: ignore[union-attr]

@@ -80,3 +80,48 @@ def test_a_choice_between_the_same_card_is_not_two_of_it() -> None:
     a = ask("4090 vs 4090 llama 3.1 70b int4")
     assert all(f.count == 1 for f in a.fits)
     assert "2× RTX 4090" not in a.headline
+
+
+@pytest.mark.parametrize(
+    ("text", "first_words"),
+    [
+        ("llama 3.1 8b on -2x 4090", "The number of cards has to be"),
+        ("llama 3.1 8b on -2 4090s", "The number of cards has to be"),
+        ("llama 3.1 8b on -2x 3060", "The number of cards has to be"),
+        ("llama 3.1 8b on 0x 3060", "The number of cards has to be"),
+        ("llama 8b on 1e30x h100", "1e30 cards is more than I size"),
+        ("budget -300 dollars per month", "A budget has to be an amount of US dollars"),
+        ("best model for -$300/month", "A budget has to be an amount of US dollars"),
+        ("best model for $-300/month", "A budget has to be an amount of US dollars"),
+        ("best model for $1e30/month", "“1e30” dollars is more budget than"),
+        ("best model for $99999999999/month", "“99999999999” dollars is more budget"),
+        ("llama 8b for 1e30 users", "1e30 users at once is more than I size"),
+        ("llama 8b for 99999999999 users", "99999999999 users at once is more than"),
+        ("llama 8b batch -3", "The number of users at once has to be"),
+        ("qlora llama 3.1 8b sequence -2k", "The training sequence has to be at least"),
+    ],
+)
+def test_a_number_below_zero_or_absurdly_large_is_said_back(text: str, first_words: str) -> None:
+    a = ask(text)
+    assert a.kind == "error" and a.headline.startswith(first_words)
+    assert a.to_json()["kind"] == "error"
+
+
+def test_said_back_in_polish_and_thai_names_the_slot() -> None:
+    pl = ask("qlorę llama 3.1 8b z sekwencją -2k")
+    assert pl.kind == "error" and pl.headline.startswith("Sekwencja treningowa musi mieć")
+    assert "-2k" in pl.headline and "Kontekst" not in pl.headline
+    big = ask("qlorę llama 3.1 8b z sekwencją 99999k")
+    assert big.headline.startswith("„99999k” tokenów to dłuższa sekwencja treningowa")
+    th = ask("งบ -300 ดอลลาร์ ต่อเดือน ใช้โมเดลไหนดี")
+    assert th.kind == "error" and th.headline.startswith("งบต้องเป็นจำนวนเงินดอลลาร์สหรัฐ")
+    users = ask("llama 8b dla 1e30 użytkowników")
+    assert users.headline.startswith("1e30 równoczesnych użytkowników to więcej")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["best model for $2-300/month", "qwen3-30b-a3b on 2x 4090 for 10 users", "rtx-4090 llama 8b"],
+)
+def test_a_dash_that_is_no_minus_is_read_as_before(text: str) -> None:
+    assert ask(text).kind != "error"
