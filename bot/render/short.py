@@ -215,7 +215,7 @@ def _fit_verdict(cat: Catalog, lang: str, fit: Fit) -> str:
         gb = -fit.headroom_gb
         key = "short.no_fit_rule" if gb <= 0 else "short.no_fit"
         first = t(cat, lang, key, count=fit.count, card=fit.card, gb=_margin(lang, gb))
-    if " + " in fit.card and fit.count == 1:  # a person's rig of different cards: its name
+    if (" + " in fit.card or fit.card.endswith(" GB")) and fit.count == 1:  # a rig, an amount
         first = first.replace(f"1× {fit.card}", fit.card)
     return first
 

@@ -14,7 +14,7 @@ from engine.kinds.combos import training_changes
 from engine.kinds.ladder import Hardware, Rung
 from engine.kinds.order import LOW_BITS
 from engine.kinds.probe import engine_limits
-from engine.kinds.rig import adjust, rig_cards, rig_of
+from engine.kinds.rig import adjust, capacity_label, rig_cards, rig_of
 from engine.kinds.rungs import really_lighter
 from engine.kinds.sizing import training_notes
 from engine.kinds.terms import hourly_note, unified_note
@@ -51,7 +51,7 @@ def targets(b: Builder, req: Request) -> list[Hardware]:
     elif req.card and req.card in owned_cards:
         out.append(ladder.owned_hardware(owned_cards[req.card], req.count))
     if q.vram_gb:
-        out.append(ladder.capacity_hardware(f"{b.num(q.vram_gb, 1)} GB", q.vram_gb))
+        out.append(ladder.capacity_hardware(capacity_label(b), q.vram_gb))
     return out
 
 
@@ -236,7 +236,7 @@ def limit_hardware(b: Builder) -> Hardware | None:
     if q.owned:
         return ladder.owned_hardware(b.cat.owned_by_name[q.owned[0].name], q.owned[0].count)
     if q.vram_gb:
-        return ladder.capacity_hardware(f"{b.num(q.vram_gb, 1)} GB", q.vram_gb)
+        return ladder.capacity_hardware(capacity_label(b), q.vram_gb)
     prev = b.prev_set()
     if prev is None:
         return None

@@ -85,7 +85,7 @@ from engine.understand.query import CardAsk, Query, new_query
 from engine.understand.rig import rig_of
 from engine.understand.slots import bound, cut, money, read_numbers, read_shape, size_from
 from engine.understand.stop_words import chat_words
-from engine.understand.variants import ada_spelling, amount_after
+from engine.understand.variants import ada_spelling, amount_after, unknown_card, variant_word
 
 # "what's", "i'm", "don't": the apostrophe must not leave a stray "s" for the model name.
 _CONTRACTION = lazy(r"(?<=[a-z])'(?:s|re|m|ll|d|ve)\b|(?<=[a-z])n't\b")
@@ -207,6 +207,8 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             mentions.append(((card or mine).name, count))  # type: ignore[union-attr]
             last = start
         near = amount_after(s, end)  # "h100 nvl 94gb": the card's own amount, or a variant's
+        if card or mine:  # "h100 nvl": a variant word the catalog lacks, said back
+            variant_word(q, s, start, end, (card or mine).name)  # type: ignore[union-attr]
         if card is None:
             if mine is None:
                 pos = start + 1
@@ -225,6 +227,8 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         s = s[:start] + " " + s[end:]
         pos = start
     q.rig = rig_of(q, mentions, gaps, s[last:], plain) if mentions else False
+    if digits:  # "does qwen3 8b fit on an l40?": a card the catalog does not know, said back
+        unknown_card(q, s)
     # a Mac ("mac studio", "m2 ultra"): plain capacity, not a model word
     chip = digits and ("ultra" in s or "max" in s or "pro" in s)  # "m2 ultra", "m3 max"
     if ("mac" in s or chip) and (m := MAC.search(s)):

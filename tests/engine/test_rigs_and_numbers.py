@@ -125,3 +125,60 @@ def test_said_back_in_polish_and_thai_names_the_slot() -> None:
 )
 def test_a_dash_that_is_no_minus_is_read_as_before(text: str) -> None:
     assert ask(text).kind != "error"
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "card"),
+    [
+        ("llama 3.1 70b fp8 on h100 nvl", "H100 NVL", "H100 SXM (80 GB)"),
+        ("llama 3.1 8b on a100 pcie", "A100 PCIe", "A100 SXM (80 GB)"),
+        ("llama 3.1 8b on h100 hgx", "H100 HGX", "H100 SXM (80 GB)"),
+    ],
+)
+def test_a_variant_word_the_catalog_lacks_is_said_back(text: str, said: str, card: str) -> None:
+    a = ask(text)
+    notes = {n.code: n.text for n in a.assumptions}
+    assert a.kind == "fit" and "card_variant_word" in notes
+    assert notes["card_variant_word"].startswith(f"I do not know the {said}, so this is sized on")
+    assert card in notes["card_variant_word"]
+    pl = ask(text.replace(" on ", " na "))
+    assert any(n.text.startswith(f"Nie znam karty {said}") for n in pl.assumptions)
+
+
+def test_a_variant_with_its_amount_is_named_in_the_headline() -> None:
+    a = ask("llama 3.1 8b on a100 40gb")
+    assert a.headline.startswith("Yes") and "with 40 GB" in a.headline
+    assert a.to_json()["fit"]["card"] == "A100 SXM with 40 GB" and a.to_json()["fit"]["fits"]
+    h = ask("llama 3.1 70b int4 on h100 94gb")
+    assert h.to_json()["fit"]["card"] == "H100 SXM with 94 GB"
+    assert h.to_json()["fit"]["vram_gb"] == 94
+    assert "card_variant_word" not in {n.code for n in h.assumptions}
+    nvl = ask("h100 nvl 94gb llama 3.1 70b fp8 32k").to_json()["fit"]
+    assert nvl["card"] == "H100 NVL with 94 GB" and nvl["vram_gb"] == 94
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("does qwen3 8b fit on an l40?", "L40"),
+        ("qwen3 8b on a10g", "A10G"),
+        ("qwen3 8b on a10", "A10"),
+        ("qwen3 8b on t4", "T4"),
+        ("qwen3 8b on v100", "V100"),
+        ("qwen3 8b on rx 6800", "RX 6800"),
+        ("qwen3 8b on arc a770", "Arc A770"),
+    ],
+)
+def test_a_card_the_catalog_does_not_know_is_said_back(text: str, name: str) -> None:
+    a = ask(text)
+    assert a.kind == "error"
+    assert a.headline.startswith(f"I do not know the {name}, so I cannot size on it")
+
+
+def test_an_unknown_card_with_its_amount_is_sized_as_that_amount() -> None:
+    a = ask("qwen3 8b on l40 48gb")
+    f = a.to_json()["fit"]
+    assert a.kind == "fit" and f["card"] == "L40 with 48 GB" and f["vram_gb"] == 48
+    th = ask("qwen3 8b บน t4 ได้ไหม")
+    assert th.kind == "error" and th.headline.startswith("ไม่รู้จัก T4")
+    assert ask("qwen3 8b on l40s").to_json()["fit"]["card"] == "L40S"
