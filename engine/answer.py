@@ -321,6 +321,10 @@ def _dispatch(b: Builder) -> Answer:
         b.assume("version_alias", said=said, name=q.model.name)
     if q.variant is not None:  # "h100 nvl 94gb": a variant we do not know, sized as 94 GB
         b.assume("card_variant", card=q.variant[0], gb=b.num(q.variant[1], 1).removesuffix(".0"))
+    if q.variant_word is not None:  # "h100 nvl": sized on the catalog's H100 SXM, said so
+        said, name = q.variant_word
+        gb = (b.cat.card_by_name.get(name) or b.cat.owned_by_name[name]).vram_gb
+        b.assume("card_variant_word", said=said, card=name, gb=b.num(gb, 1).removesuffix(".0"))
     if q.extra_precisions and q.precision:
         b.caveat(
             "two_precisions",

@@ -218,8 +218,9 @@ def _fit_verdict(cat: Catalog, lang: str, fit: Fit) -> str:
         gb = -fit.headroom_gb
         key = "short.no_fit_rule" if gb <= 0 else "short.no_fit"
         first = t(cat, lang, key, count=fit.count, card=fit.card, gb=_margin(lang, gb))
-    if fit.count == 1 and (" + " in fit.card or fit.gpu_share_gb is not None):
-        first = first.replace(f"1× {fit.card}", fit.card)  # a person's rig, a Mac: its name
+    named = " + " in fit.card or fit.card.endswith(" GB") or fit.gpu_share_gb is not None
+    if named and fit.count == 1:  # a person's rig, a Mac, a card said with its amount
+        first = first.replace(f"1× {fit.card}", fit.card)
     return first
 
 

@@ -13,7 +13,7 @@ from engine.kinds.ladder import Hardware, Rung
 from engine.kinds.mac import gpu_share, mac_label, mac_name, mac_notes, raise_limit_mb
 from engine.kinds.order import LOW_BITS
 from engine.kinds.probe import engine_limits
-from engine.kinds.rig import adjust, rig_cards, rig_of
+from engine.kinds.rig import adjust, capacity_label, rig_cards, rig_of
 from engine.kinds.rungs import really_lighter
 from engine.kinds.sizing import training_notes
 from engine.kinds.terms import hourly_note
@@ -52,7 +52,7 @@ def targets(b: Builder, req: Request) -> list[Hardware]:
     elif req.card and req.card in owned_cards:
         out.append(ladder.owned_hardware(owned_cards[req.card], req.count))
     if q.vram_gb:
-        out.append(ladder.capacity_hardware(f"{b.num(q.vram_gb, 1)} GB", q.vram_gb))
+        out.append(ladder.capacity_hardware(capacity_label(b), q.vram_gb))
     return out
 
 
@@ -260,7 +260,7 @@ def limit_hardware(b: Builder) -> Hardware | None:
         label = mac_label(b, q.vram_gb, gpu_share(q.vram_gb))
         return ladder.capacity_hardware(label, gpu_share(q.vram_gb))
     if q.vram_gb:
-        return ladder.capacity_hardware(f"{b.num(q.vram_gb, 1)} GB", q.vram_gb)
+        return ladder.capacity_hardware(capacity_label(b), q.vram_gb)
     prev = b.prev_set()
     if prev is None:
         return None

@@ -57,6 +57,13 @@ def _said_before(b: Builder) -> list[Part | None]:
     return out
 
 
+def capacity_label(b: Builder) -> str:
+    """How an amount of memory is named: "40 GB", or "A100 with 40 GB" when a card was named
+    with an amount the catalog does not know for it (the answer names the card said)."""
+    gb = f"{b.num(b.q.vram_gb or 0, 1)} GB"
+    return b.t("fit.variant_card", card=b.q.variant[0], gb=gb) if b.q.variant else gb
+
+
 def rig_of(b: Builder) -> Rig | None:
     """The rig the message names, or the one a follow-up refines (None: not one)."""
     q = b.q

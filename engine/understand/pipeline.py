@@ -82,10 +82,10 @@ from engine.understand.patterns import (
 )
 from engine.understand.periods import cut_money, says_rent_terms
 from engine.understand.query import CardAsk, Query, new_query
-from engine.understand.rig import joined
+from engine.understand.rig import rig_of
 from engine.understand.slots import bound, cut, money, read_numbers, read_shape, size_from
 from engine.understand.stop_words import chat_words
-from engine.understand.variants import ada_spelling, amount_after
+from engine.understand.variants import ada_spelling, amount_after, unknown_card, variant_word
 
 # "what's", "i'm", "don't": the apostrophe must not leave a stray "s" for the model name.
 _CONTRACTION = lazy(r"(?<=[a-z])'(?:s|re|m|ll|d|ve)\b|(?<=[a-z])n't\b")
@@ -194,16 +194,21 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     # Cards first: "a40" or "4090" must not be read as sizes or context.
     pos, seen, last = 0, 0, 0
     gaps: list[str] = []  # the words between each two cards named (rig.joined reads them)
+    mentions: list[tuple[str, int | None]] = []  # each card named and its count, repeats kept
     may_card = digits and bool(flags & HAS_CARD_WORD)  # each card name holds a digit
     while may_card and seen < MAX_MENTIONS and (found := find_card(s, pats, pos)):
         seen += 1
         start, end, alias, n = found
         card, mine = pats.card_of.get(alias) or card_named(catalog, pats, alias)
         count = (COUNT_WORDS.get(n) or (int(n) if n.isdigit() else None)) if n else None
+        count = -count if count and s[start - 1 : start] == "-" != s[start - 2] else count
         if card is not None or mine is not None:
             gaps.append(s[last:start])
+            mentions.append(((card or mine).name, count))  # type: ignore[union-attr]
             last = start
         near = amount_after(s, end)  # "h100 nvl 94gb": the card's own amount, or a variant's
+        if card or mine:  # "h100 nvl": a variant word the catalog lacks, said back
+            variant_word(q, s, start, end, (card or mine).name)  # type: ignore[union-attr]
         if card is None:
             if mine is None:
                 pos = start + 1
@@ -221,7 +226,9 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             q.cards.append(CardAsk(card.name, count, several, near))
         s = s[:start] + " " + s[end:]
         pos = start
-    q.rig = len(q.cards) + len(q.owned) > 1 and joined(gaps[1:], plain)
+    q.rig = rig_of(q, mentions, gaps, s[last:], plain) if mentions else False
+    if digits:  # "does qwen3 8b fit on an l40?": a card the catalog does not know, said back
+        unknown_card(q, s)
     # a Mac ("mac studio", "m2 ultra"): plain capacity, not a model word
     chip = digits and ("ultra" in s or "max" in s or "pro" in s)  # "m2 ultra", "m3 max"
     if ("mac" in s or chip) and (m := MAC.search(s)):

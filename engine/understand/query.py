@@ -62,6 +62,7 @@ class Query:
     invalid: tuple[str, str] | None = None  # a slot said with a value nobody can size (batch 0)
     other_money: str | None = None  # an amount in a currency we do not price in ("2 000 zł")
     variant: tuple[str, float] | None = None  # a card with an amount it does not have: sized so
+    variant_word: tuple[str, str] | None = None  # ("H100 NVL", "H100 SXM"): said back, sized so
     pasted: ModelSpec | None = None  # a shape read from a pasted config.json (not the catalog)
     config_error: str | None = None  # why a pasted config.json could not be read
     pasted_guessed: tuple[str, ...] = ()  # the paste's keys sized with a default
@@ -102,7 +103,7 @@ def new_query(text: str, truncated: bool, lang: Lang | None) -> Query:
     q.task = q.precision = q.kv_dtype = q.context_tokens = q.batch = q.size_b = None
     q.bad_size_b = q.model = q.count = q.vram_gb = q.budget_usd = q.faq_topic = None
     q.wants_limit = q.invalid = q.other_money = q.pasted = q.config_error = q.variant = None
-    q.short = None
+    q.short = q.variant_word = None
     q.task_generic = q.unmatched_model = q.wants_fit = q.wants_what_fits = False
     q.wants_cards = q.wants_card_info = q.wants_help = q.wants_hourly = False
     q.followup = q.unified = q.rig = False

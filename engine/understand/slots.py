@@ -7,6 +7,7 @@ import re
 
 from engine.lazyre import lazy
 from engine.limits import (
+    MAX_BATCH,
     MAX_BUDGET_USD,
     MAX_CARDS,
     MAX_CONTEXT_TOKENS,
@@ -177,8 +178,11 @@ def bound(q: Query) -> None:  # noqa: C901 (one list of checks)
             q.invalid = ("context_tokens", str(q.context_tokens))
         elif q.batch is not None and q.batch < 1:
             q.invalid = ("batch", str(q.batch))
-        elif q.cards or q.count is not None:  # else no count was said: none is bad
+        elif q.cards or q.owned or q.count is not None:  # else no count was said: none is bad
             q.invalid = _bad_count(q)
+        q.invalid = q.invalid or said_oddly(q.text.lower())
+    if q.invalid and q.task in ("lora", "qlora", "full") and q.invalid[0].startswith("context"):
+        q.invalid = ("sequence" + q.invalid[0][7:].replace("_tokens", ""), q.invalid[1])
     if q.size_b is not None and not MIN_SIZE_B <= q.size_b <= MAX_SIZE_B:
         q.bad_size_b = 0.0 if math.isnan(q.size_b) else q.size_b
         q.size_b = None
@@ -197,11 +201,65 @@ def bound(q: Query) -> None:  # noqa: C901 (one list of checks)
             c.count = min(c.count, MAX_CARDS) or None
 
 
+# A number said below zero, in e-notation or with seven digits or more: the slot readers skip a
+# "-" and stop at an "e", so these are read here, for the slot the words around them name.
+_ODD_HINT = lazy(r"-\s?\$?\s?\d|\de\+?\d|\d{7}")
+_NUM = r"(-\s?)?(\d[\d,]*(?:\.\d+)?(?:e\+?\d+)?)"
+_SAID_ODDLY = (
+    (  # "-2x 4090", "1e30x h100", "-3 cards"
+        "count",
+        MAX_CARDS,
+        lazy(
+            r"(?<![\w.-])"
+            + _NUM
+            + r"\s*(?:(?:x|×|\*)(?=\s*(?:rtx\s*|nvidia\s*)?(?:[a-z]{1,4}\s?\d|\d{2}))"
+            r"|(?:cards?|gpus?|kart\w*|การ์ด|ใบ)(?!\w))"
+        ),
+    ),
+    (  # "-5 users", "1e30 users", "batch -3"
+        "batch",
+        MAX_BATCH,
+        lazy(
+            r"(?<![\w.-])" + _NUM + r"\s*(?:concurrent\s+|simultaneous\s+|równoczesn\w*\s+)?"
+            r"(?:users?|people|requests?|sessions?|u[żz]ytkownik\w*|os[oó]b\w*|คน|ผู้ใช้)"
+            r"|\b(?:batch(?:[\s_-]*size)?|bs|partii|แบตช์)\s*(?:of|=|:)?\s*" + _NUM
+        ),
+    ),
+    (  # "-$300", "$-300", "budget -300 dollars", "$1e30/month"
+        "budget",
+        MAX_BUDGET_USD,
+        lazy(
+            r"(?<![\w.])(-\s?)?\$\s*(-\s?)?(\d[\d,]*(?:\.\d+)?(?:e\+?\d+)?)"
+            r"|(?<![\w.-])" + _NUM + r"\s*(?:\$|usd\b|dollars?\b|dolar\w*|bucks\b|ดอลลาร์)"
+            r"|\b(?:budget|bud[żz]et\w*|งบ(?:ประมาณ)?)\s*(?:of|is|=|:|to|wynosi)?\s*" + _NUM
+        ),
+    ),
+)
+
+
+def said_oddly(text: str) -> tuple[str, str] | None:
+    """A card count, user count or budget said below zero or past what is sized ("-2x 4090",
+    "1e30 users", "budget -300 dollars"): the slot and the number as typed, said back like
+    "-5 users" is, never read as its digits alone."""
+    if _ODD_HINT.search(text) is None:
+        return None
+    for slot, most, rx in _SAID_ODDLY:
+        for m in rx.finditer(text):
+            sign = "".join(g for g in m.groups() if g and g.startswith("-"))
+            digits = next(g for g in m.groups() if g and not g.startswith("-"))
+            value = float(digits.replace(",", ""))
+            if sign and value > 0:
+                return slot, "-" + digits
+            if value > most:
+                return slot + "_large", digits
+    return None
+
+
 def _bad_count(q: Query) -> tuple[str, str] | None:
     """ "0x h100", "99999x a100": a card count said that no set can be (the cards' first,
     then the count said alone)."""
     bad = None
-    for c in q.cards:
+    for c in (*q.cards, *q.owned):
         if (n := c.count) is not None and not 1 <= n <= MAX_CARDS:
             bad = n
             break

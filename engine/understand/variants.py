@@ -25,8 +25,46 @@ def variant_amount(q: Query, said: float) -> None:
     variant, so the amount is the card (one verdict, not the card's and the amount's)."""
     named = [c for c in (*q.cards, *q.owned) if c.said_gb == said]
     if len(named) == 1 and len(q.cards) + len(q.owned) == 1 and named[0].count is None:
-        q.variant = (named[0].name, q.vram_gb or said)
+        said_name, q.variant_word = (q.variant_word or (named[0].name, ""))[0], None
+        q.variant = (said_name, q.vram_gb or said)  # "h100 nvl 94gb": the H100 NVL, 94 GB
         q.cards, q.owned = [], []
+
+
+# A variant word right after a card's name that no alias of it holds ("h100 nvl", "a100 pcie",
+# "a100 sxm4"): the card is sized as the catalog's, and that is said back.
+_VARIANT_WORD = lazy(r"[\s-]*(nvl|sxm\d?|pcie|pci-?e|hgx|dgx|nvlink)(?![\w.])")
+_SPELLED = {"pcie": "PCIe", "pci-e": "PCIe", "pcie-e": "PCIe"}
+
+
+def variant_word(q: Query, s: str, start: int, end: int, card: str) -> None:
+    """ "h100 nvl": a variant the catalog does not know, kept so the answer says it sized the
+    catalog's ``card`` instead (never silently); with an amount, the name the amount is."""
+    if q.variant_word is None and (m := _VARIANT_WORD.match(s, end)):
+        word = m.group(1)
+        said = f"{s[start:end].strip().upper()} {_SPELLED.get(word, word.upper())}"
+        q.variant_word = (said, card)
+
+
+# Cards people name that the catalog holds neither to rent nor as owned hardware: said back
+# ("I do not know the L40"), never dropped for a generic pick. Read after the known cards are
+# cut from the text, so "l40s" or "rtx 4090" never reach it.
+_UNKNOWN_CARD = lazy(
+    r"(?<![\w.])(l40|a10g?|a16|a30|t4|v100|p100|p40|k80|h800|a800|h20|gh200|b100|mi2[15]0x?"
+    r"|rx\s?\d{4}(?:\s?xtx?)?|arc\s?[ab]\d{3}|(?:rtx|gtx)\s?\d{3,4}(?:\s?(?:ti|super))?)"
+    r"(?![\w.])"
+)
+
+
+def unknown_card(q: Query, s: str) -> None:
+    """A card name the catalog does not know: with an amount after it ("l40 48gb") it is sized
+    as that amount and said so; without one it is said back, asking for its memory."""
+    if (m := _UNKNOWN_CARD.search(s)) is None:
+        return
+    name = m.group(1).upper().replace("ARC", "Arc").replace(" TI", " Ti").replace("SUPER", "Super")
+    if (said := amount_after(s, m.end())) is not None:
+        q.variant = q.variant or (name, said)
+    else:
+        q.invalid = q.invalid or ("card_memory", name)
 
 
 # A release's version as people write it: "v3.1", "3.1", "2.5"

@@ -224,7 +224,7 @@ def test_card_variants_people_write(cat: Catalog, text: str, card: str) -> None:
 @pytest.mark.parametrize(
     ("text", "gb", "lang", "note"),
     [
-        ("h100 nvl 94gb llama 3.1 70b fp8 32k", 94.0, "en", "I know no H100 SXM with 94 GB"),
+        ("h100 nvl 94gb llama 3.1 70b fp8 32k", 94.0, "en", "I know no H100 NVL with 94 GB"),
         ("a100 40gb llama 3.1 8b", 40.0, "en", "I know no A100 SXM with 40 GB"),
         ("czy llama 3.1 8b wejdzie na a100 40gb", 40.0, "pl", "Nie znam karty A100 SXM z 40 GB"),
         ("4090 48gb llama 3.3 70b int4", 48.0, "en", "I know no RTX 4090 with 48 GB"),
@@ -245,7 +245,9 @@ def test_a_card_with_an_amount_it_does_not_have_is_that_amount(
 
 def test_the_h100_nvl_has_one_headline(cat: Catalog) -> None:
     a = ask("h100 nvl 94gb llama 3.1 70b fp8 32k", catalog=cat)
-    assert a.text.splitlines()[0].startswith("Yes: Llama 3.1 70B · FP8 · 32k context fits on 94 GB")
+    assert a.text.splitlines()[0].startswith(
+        "Yes: Llama 3.1 70B · FP8 · 32k context fits on H100 NVL with 94 GB"
+    )
     assert "H100 SXM has" not in a.text and "Not in FP8" not in a.text
 
 
