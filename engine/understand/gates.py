@@ -86,7 +86,10 @@ HAS_KM_ENDS = HAS_DIGIT << 7  # a word holds two, or two words hold one (set by 
 # it, once the one word that does is cut whole, no other can be found.
 HAS_PRECISION_LIKES = HAS_PRECISION_LIKE << 8
 HAS_PRECISION_WORDS = HAS_PRECISION_WORD << 8
-assert HAS_KM_ENDS < HAS_PRECISION_LIKES  # above every other bit
+# A word with a "-" or a digit right before an "e" ("-5", "1e30"): what slots.said_oddly
+# reads holds one of these, or four digits in a row (HAS_FOUR_DIGITS)
+HAS_ODD_NUMBER = HAS_DIGIT << 11
+assert HAS_KM_ENDS < HAS_PRECISION_LIKES < HAS_PRECISION_WORDS < HAS_ODD_NUMBER
 _SEPARATOR_OPENS = ("vs", "versus", "or", "czy", "albo", "lub", "kontra")
 # The hints that have a literal with a space: read before any slot is cut from the text.
 SPACED_BEFORE_CUTS = (LIMIT_CONTEXT_HINTS, LIMIT_BATCH_HINTS)
@@ -100,6 +103,7 @@ _SPACED: tuple[tuple[str, int], ...] = tuple(
 assert {b for _, b in _SPACED} <= {1 << _HINTS.index(h) for h in SPACED_BEFORE_CUTS}
 _SPACED_HEADS = tuple(sorted({w[: w.index(" ") + 1] for w, _ in _SPACED}))  # "how ", "jak "
 _FOUR_DIGITS = lazy(r"\d{4}")
+_DIGIT_E = lazy(r"\de\+?\d")
 _WORDS_KEPT = 8192  # distinct words remembered; then it starts over
 _WORD_GATES: dict[str, int] = {}
 
@@ -145,6 +149,8 @@ def _word_gates(word: str) -> int:
         flags |= HAS_KM_END | HAS_KM_ENDS if ends > 1 else HAS_KM_END if ends else 0
     if flags and _FOUR_DIGITS.search(word):
         flags |= HAS_FOUR_DIGITS
+    if "-" in word or (flags & HAS_DIGIT and "e" in word and _DIGIT_E.search(word)):
+        flags |= HAS_ODD_NUMBER
     if may_name_precision(word):  # each of its forms is inside one word
         flags |= HAS_PRECISION_LIKE
     if not word.isdigit():

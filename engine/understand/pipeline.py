@@ -376,7 +376,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     else:
         q.size_b, q.model_words = None, q.pasted.name if q.pasted else ""
         q.precision = q.precision or config_precision
-    bound(q)
+    bound(q, flags)  # the gates of ``s``: of ``low``, less what no odd number holds
     if q.wants_limit and not q.has_subject:
         q.followup = True  # "max context?" asks about the last model
     if compare and may_compare(raw, words if faq_words_read else None, flags):

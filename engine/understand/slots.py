@@ -25,6 +25,7 @@ from engine.understand.gates import (
     HAS_CONTEXT_WORD,
     HAS_FOUR_DIGITS,
     HAS_GROUP,
+    HAS_ODD_NUMBER,
 )
 from engine.understand.patterns import (
     BATCH,
@@ -169,10 +170,10 @@ def read_shape(q: Query, s: str) -> str:
     return SHAPE_WORDS.sub(" ", s) if q.shape else s
 
 
-def bound(q: Query) -> None:  # noqa: C901 (one list of checks)
+def bound(q: Query, flags: int = HAS_ODD_NUMBER) -> None:  # noqa: C901 (one list of checks)
     """Numbers nobody means ("0b", a 300-digit VRAM) must not reach the arithmetic. A context,
     batch or card count that was said but cannot be used (0) is kept as ``invalid``: it is
-    answered as such, never as "you did not say"."""
+    answered as such, never as "you did not say". ``flags``: the text's gates."""
     if q.invalid is None:  # the context first, then the batch
         if q.context_tokens is not None and q.context_tokens < 1:
             q.invalid = ("context_tokens", str(q.context_tokens))
@@ -180,7 +181,7 @@ def bound(q: Query) -> None:  # noqa: C901 (one list of checks)
             q.invalid = ("batch", str(q.batch))
         elif q.cards or q.owned or q.count is not None:  # else no count was said: none is bad
             q.invalid = _bad_count(q)
-        q.invalid = q.invalid or said_oddly(q.text.lower())
+        q.invalid = q.invalid or said_oddly(q.text.lower(), flags)
     if q.invalid and q.task in ("lora", "qlora", "full") and q.invalid[0].startswith("context"):
         q.invalid = ("sequence" + q.invalid[0][7:].replace("_tokens", ""), q.invalid[1])
     if q.size_b is not None and not MIN_SIZE_B <= q.size_b <= MAX_SIZE_B:
@@ -237,16 +238,36 @@ _SAID_ODDLY = (
 )
 
 
-def said_oddly(text: str) -> tuple[str, str] | None:
+# A literal each form of a _SAID_ODDLY pattern holds, in its order
+_ODD_KEYS = (
+    ("x", "×", "*", "card", "gpu", "kart", "การ์ด", "ใบ"),
+    ("user", "people", "request", "session", "ytkownik", "osob", "osób", "คน", "ผู้ใช้",
+     "batch", "bs", "partii", "แบตช์"),
+    ("$", "usd", "dollar", "dolar", "bucks", "ดอลลาร์", "budget", "budżet", "budzet", "งบ"),
+)  # fmt: skip
+
+
+def said_oddly(text: str, flags: int = HAS_ODD_NUMBER) -> tuple[str, str] | None:
     """A card count, user count or budget said below zero or past what is sized ("-2x 4090",
     "1e30 users", "budget -300 dollars"): the slot and the number as typed, said back like
-    "-5 users" is, never read as its digits alone."""
-    if _ODD_HINT.search(text) is None:
+    "-5 users" is, never read as its digits alone. ``flags``: the text's gates (each odd form
+    is in a word with a "-", a digit before an "e", or four digits in a row)."""
+    if not flags & (HAS_ODD_NUMBER | HAS_FOUR_DIGITS) or _ODD_HINT.search(text) is None:
         return None
-    for slot, most, rx in _SAID_ODDLY:
+    for (slot, most, rx), keys in zip(_SAID_ODDLY, _ODD_KEYS, strict=True):
+        for key in keys:  # a word each of its forms holds, looked for before its scan
+            if key in text:
+                break
+        else:
+            continue
         for m in rx.finditer(text):
-            sign = "".join(g for g in m.groups() if g and g.startswith("-"))
-            digits = next(g for g in m.groups() if g and not g.startswith("-"))
+            sign, digits = "", ""
+            for g in m.groups():  # the signs, and the first number
+                if g:
+                    if g[0] == "-":
+                        sign += g
+                    elif not digits:
+                        digits = g
             value = float(digits.replace(",", ""))
             if sign and value > 0:
                 return slot, "-" + digits
