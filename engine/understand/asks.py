@@ -181,14 +181,18 @@ _MATH_PL = lazy(
 _MATH_TH = lazy(
     normalize("NFKC", r"(?:ช่วย)?(?:แสดงวิธีคิด|แสดงการคำนวณ|อธิบาย)(?:หน่อย|ให้ดู)?(?:ครับ|คะ|ค่ะ)?")
 )
-_MATH_HINTS = ("math", "expla", "calcul", "oblicz", "wylicz", "wyja", "rachun", "working")
-_MATH_HINTS_TH = tuple(normalize("NFKC", w) for w in ("วิธีคิด", "คำนวณ", "อธิบาย"))
+# a literal each _MATH form holds (the Thai in the parser's NFKC form), looked for first
+_TH_MATH = tuple(normalize("NFKC", w) for w in ("วิธีคิด", "คำนวณ", "อธิบาย"))
 _ENDS = " ?!.,;:\t\n"
 
 
 def wants_math(low: str) -> bool:
     """Whether the words ask to see the math ("show the math", "explain", "pokaż obliczenia")."""
-    if not any(w in low for w in _MATH_HINTS) and not any(w in low for w in _MATH_HINTS_TH):
+    if not (
+        "math" in low or "expla" in low or "calcul" in low or "oblicz" in low or "wylicz" in low
+        or "wyja" in low or "rachun" in low or "working" in low or _TH_MATH[0] in low
+        or _TH_MATH[1] in low or _TH_MATH[2] in low
+    ):  # fmt: skip
         return False
     return _MATH.search(low) is not None
 
