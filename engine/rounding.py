@@ -39,6 +39,19 @@ def round_half_up(value: float, decimals: int = 0) -> Decimal:
         return d.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
 
 
+def half_up_float(value: float, decimals: int = 0) -> float:
+    """``float(round_half_up(value, decimals))`` without ``Decimal`` where that is proven equal:
+    for 0 <= t < 1e9 (t = value * 10**decimals, decimals 0 to 6) more than 1e-6 from a half-way
+    point the half-up digits are k = int(t + 0.5) (``NumberMemo``'s proof), and k / 10**decimals
+    (two exact floats) is the correctly rounded quotient, as ``float`` of the ``Decimal`` is."""
+    if 0 <= decimals < _PLACES:
+        scale = _SCALE[decimals]
+        t = value * scale
+        if 0.0 <= t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:
+            return int(t + 0.5) / scale
+    return float(round_half_up(value, decimals))
+
+
 def _decimal_text(value: float, decimals: int, trim: bool) -> str:
     """The reference path: round through ``Decimal`` and let it format (any value)."""
     d = round_half_up(value, decimals)

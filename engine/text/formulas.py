@@ -10,7 +10,7 @@ from engine import native
 from engine.answer_types import Answer, ModelRef
 from engine.models import Card, OwnedCard
 from engine.recommend import NODE_CARDS, set_price
-from engine.rounding import round_half_up
+from engine.rounding import half_up_float, round_half_up
 from engine.sizing import (
     ACTIVATION_GB_PER_STEP,
     ACTIVATION_LAYERS_PER_STEP,
@@ -116,12 +116,45 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
     return lines
 
 
+_SCALES = tuple(10.0**i for i in range(8))  # 10**d for the decimals _digits tries, exact
+
+
 def _digits(
     value: float, start: int, result: Callable[[float], float], target: float, places: int
 ) -> int:
     """The fewest decimals (from ``start``, at most 7) to print ``value`` with so that the
     printed figure, put through ``result``, rounds to the printed ``target``: a line of the
-    math must multiply out as written."""
+    math must multiply out as written.
+
+    In floats where that is proven equal to ``_digits_decimal``: a value v with t = v * 10**d
+    in [0, 1e9) and more than 1e-6 from a half-way point rounds half up (on its ``repr``) to
+    k = int(t + 0.5) units (``rounding.NumberMemo``'s proof), so ``round_half_up``'s Decimal
+    is k / 10**d, whose float is the division of two exact floats (correctly rounded, as the
+    Decimal's ``float``); two figures rounded to ``places`` agree when their units do. Any
+    figure outside that (negative, huge, at a half) takes the Decimal path for the whole."""
+    scale = _SCALES[places]
+    t = target * scale
+    if 0.0 <= t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:
+        want = int(t + 0.5)
+        for d in range(start, 8):
+            s = _SCALES[d]
+            u = value * s
+            if not (0.0 <= u < 1e9 and abs(u % 1.0 - 0.5) > 1e-6):
+                break
+            r = result(int(u + 0.5) / s) * scale
+            if not (0.0 <= r < 1e9 and abs(r % 1.0 - 0.5) > 1e-6):
+                break
+            if int(r + 0.5) == want:
+                return d
+        else:
+            return 7
+    return _digits_decimal(value, start, result, target, places)
+
+
+def _digits_decimal(
+    value: float, start: int, result: Callable[[float], float], target: float, places: int
+) -> int:
+    """``_digits`` through ``Decimal`` (the reference; any value)."""
     want = round_half_up(target, places)
     for d in range(start, 8):
         if round_half_up(result(float(round_half_up(value, d))), places) == want:
@@ -146,7 +179,7 @@ def training_line(v: Voice, a: Answer) -> str:
                 n2[mem["total"]],
             )
         )
-    steps = round_half_up(m.layers / ACTIVATION_LAYERS_PER_STEP, 0)
+    steps = half_up_float(m.layers / ACTIVATION_LAYERS_PER_STEP)
     return v.fill["math.lora:params,base,frac,abytes,overhead,step,steps,layers,per,tokens,ref,gb"](
         (
             n2[m.params_b],
@@ -155,7 +188,7 @@ def training_line(v: Voice, a: Answer) -> str:
             n0[ADAPTER_BYTES],
             n0[OVERHEAD_GB],
             n0[ACTIVATION_GB_PER_STEP],
-            n0[float(steps)],
+            n0[steps],
             m.layers,
             ACTIVATION_LAYERS_PER_STEP,
             tokens,
