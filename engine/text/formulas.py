@@ -10,7 +10,7 @@ from engine import native
 from engine.answer_types import Answer, ModelRef
 from engine.models import Card, OwnedCard
 from engine.recommend import NODE_CARDS, set_price
-from engine.rounding import half_up_float, round_half_up
+from engine.rounding import half_up_float, half_up_units, round_half_up
 from engine.sizing import (
     ACTIVATION_GB_PER_STEP,
     ACTIVATION_LAYERS_PER_STEP,
@@ -117,6 +117,7 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
 
 
 _SCALES = tuple(10.0**i for i in range(8))  # 10**d for the decimals _digits tries, exact
+_POW10 = tuple(10**i for i in range(8))
 
 
 def _digits(
@@ -126,29 +127,38 @@ def _digits(
     printed figure, put through ``result``, rounds to the printed ``target``: a line of the
     math must multiply out as written.
 
-    In floats where that is proven equal to ``_digits_decimal``: a value v with t = v * 10**d
-    in [0, 1e9) and more than 1e-6 from a half-way point rounds half up (on its ``repr``) to
-    k = int(t + 0.5) units (``rounding.NumberMemo``'s proof), so ``round_half_up``'s Decimal
-    is k / 10**d, whose float is the division of two exact floats (correctly rounded, as the
-    Decimal's ``float``); two figures rounded to ``places`` agree when their units do. Any
-    figure outside that (negative, huge, at a half) takes the Decimal path for the whole."""
+    Each figure's half-up rounding (on its ``repr``, as ``round_half_up``) is taken as whole
+    units of its last decimal: two figures rounded to ``places`` agree when their units do. A
+    figure x with t = x * 10**d in [0, 1e9) and more than 1e-6 from a half-way point has
+    k = int(t + 0.5) units (``rounding.NumberMemo``'s proof), and k / 10**d (two exact
+    floats, correctly rounded) is the Decimal's ``float``; any other figure (at a half,
+    negative, huge) is rounded by ``half_up_units`` through ``Decimal``."""
     scale = _SCALES[places]
     t = target * scale
     if 0.0 <= t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:
-        want = int(t + 0.5)
-        for d in range(start, 8):
-            s = _SCALES[d]
-            u = value * s
-            if not (0.0 <= u < 1e9 and abs(u % 1.0 - 0.5) > 1e-6):
-                break
-            r = result(int(u + 0.5) / s) * scale
-            if not (0.0 <= r < 1e9 and abs(r % 1.0 - 0.5) > 1e-6):
-                break
+        want: int | None = int(t + 0.5)
+    else:
+        want = half_up_units(target, places)
+        if want is None:  # an infinite or NaN target: the reference path
+            return _digits_decimal(value, start, result, target, places)
+    for d in range(start, 8):
+        s = _SCALES[d]
+        u = value * s
+        if 0.0 <= u < 1e9 and abs(u % 1.0 - 0.5) > 1e-6:
+            printed = int(u + 0.5) / s
+        else:
+            k = half_up_units(value, d)
+            if k is None:
+                return _digits_decimal(value, start, result, target, places)
+            printed = k / _POW10[d]
+        got = result(printed)
+        r = got * scale
+        if 0.0 <= r < 1e9 and abs(r % 1.0 - 0.5) > 1e-6:
             if int(r + 0.5) == want:
                 return d
-        else:
-            return 7
-    return _digits_decimal(value, start, result, target, places)
+        elif half_up_units(got, places) == want:  # None (not finite) never equals
+            return d
+    return 7
 
 
 def _digits_decimal(
