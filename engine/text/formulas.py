@@ -5,6 +5,7 @@ shape came from.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from engine import native
 from engine.answer_types import Answer, ModelRef
@@ -222,18 +223,38 @@ def hardware_lines(v: Voice, a: Answer) -> list[str]:
     if card is None:
         return []
     lines: list[str] = []
+    made = _made(v, "math.hardware")
     if isinstance(card, Card):
-        lines.append(price_line(v, card, count))
+        key = (card.name, count)  # the catalog's own card: its name says its prices
+        price = made.get(key)
+        if price is None:
+            price = made[key] = price_line(v, card, count)
+        lines.append(price)
     read = native.read_per_token_gb(cat, req) if req.task == "inference" else 0.0
     if read > 0:
         split = cat.precision_by_name[req.precision].gguf  # llama.cpp: the cards take turns
         bw = card.bandwidth_gbps * (1 if split else min(count, NODE_CARDS))
-        tok = bw / read
-        d = _digits(read, 2, lambda r: bw / r, tok, 1)
-        lines.append(
-            v.fill["math.decode:bw,gb,tok"]((v.nums[0][bw], v.num(read, d), v.nums[1][tok]))
-        )
+        decode = made.get((bw, read))  # the line is of these two figures alone
+        if decode is None:
+            tok = bw / read
+            d = _digits(read, 2, lambda r: bw / r, tok, 1)
+            decode = made[(bw, read)] = v.fill["math.decode:bw,gb,tok"](
+                (v.nums[0][bw], v.num(read, d), v.nums[1][tok])
+            )
+        lines.append(decode)
     return lines
+
+
+_MADE_SIZE = 4096  # lines kept per voice and kind: emptied when full, so memory stays bounded
+
+
+def _made(v: Voice, kind: str) -> dict[tuple[Any, ...], str]:
+    """This voice's lines of one kind already written, by the figures they are made of (a
+    pure result: the voice fixes the catalog and the language)."""
+    made: dict[tuple[Any, ...], str] | None = v.made.get(kind)
+    if made is None or len(made) >= _MADE_SIZE:
+        made = v.made[kind] = {}
+    return made
 
 
 def price_line(v: Voice, card: Card, count: int) -> str:
