@@ -53,14 +53,17 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
             else native.parts_label(cat, v.lang, req.weight_parts)
         )
         weights = mem["weights"]
-        bpp_digits = _digits(
-            weights / m.params_b, 4, lambda b: round(m.params_b, 2) * b, weights, 2
-        )
-        lines.append(
-            fill["math.weights:params,bpp,prec,gb"](
+        made = _made(v, "math.figures")  # lines of a few figures, by those figures
+        key: tuple[Any, ...] = (m.params_b, weights, prec)
+        line = made.get(key)
+        if line is None:
+            bpp_digits = _digits(
+                weights / m.params_b, 4, lambda b: round(m.params_b, 2) * b, weights, 2
+            )
+            line = made[key] = fill["math.weights:params,bpp,prec,gb"](
                 (params, v.num(weights / m.params_b, bpp_digits), prec, n2[weights])
             )
-        )
+        lines.append(line)
         kvb = n0[cat.kv_by_name[req.kv_dtype].bytes]
         ctx, batch, kv_gb = n0[req.context_tokens], req.batch, n2[mem["kv_cache"]]
         mla = m.mla
@@ -92,20 +95,23 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
             low = "_low" if mem["total"] > a.quick_rule_gb * QUICK_RULE_SHORT else ""
             margin, quick = n1[QUICK_RULE_MARGIN], a.quick_rule_gb
             if req.weight_parts is not None:  # the rule on the checkpoint's own weights
-                d = _digits(weights, 2, lambda x: x * QUICK_RULE_MARGIN, quick, 2)
-                lines.append(
-                    fill[f"math.quick_rule_weights{low}:weights,margin,gb"](
+                key = (low, weights, quick)
+                line = made.get(key)
+                if line is None:
+                    d = _digits(weights, 2, lambda x: x * QUICK_RULE_MARGIN, quick, 2)
+                    line = made[key] = fill[f"math.quick_rule_weights{low}:weights,margin,gb"](
                         (v.num(weights, d), margin, n2[quick])
                     )
-                )
             else:
                 bpp = cat.precision_by_name[req.precision].bytes_per_param
-                d = _digits(m.params_b, 2, lambda x: x * bpp * QUICK_RULE_MARGIN, quick, 2)
-                lines.append(
-                    fill[f"math.quick_rule{low}:params,bpp,margin,gb"](
+                key = (low, m.params_b, bpp, quick)
+                line = made.get(key)
+                if line is None:
+                    d = _digits(m.params_b, 2, lambda x: x * bpp * QUICK_RULE_MARGIN, quick, 2)
+                    line = made[key] = fill[f"math.quick_rule{low}:params,bpp,margin,gb"](
                         (v.num(m.params_b, d), n4[bpp], margin, n2[quick])
                     )
-                )
+            lines.append(line)
     else:
         lines.append(training_line(v, a))
     lines += hardware_lines(v, a)
