@@ -183,9 +183,20 @@ def training_line(v: Voice, a: Answer) -> str:
     """A training run's sum, every factor written: the step's tokens scale the activations."""
     req, mem = a.request, a.memory_gb
     assert req is not None and req.model is not None and mem is not None
-    m, n0, n2 = req.model, v.nums[0], v.nums[2]
-    tokens, ref = n0[req.context_tokens * req.batch], n0[FT_SEQ_TOKENS]
-    if req.task == "full":
+    m = req.model
+    key = (req.task, m.params_b, m.layers, req.context_tokens * req.batch, mem["total"])
+    made = _made(v, "math.training")  # the line is of these figures alone
+    line = made.get(key)
+    if line is None:
+        line = made[key] = _training_line(v, req.task, m, key[3], mem["total"])
+    return line
+
+
+def _training_line(v: Voice, task: str, m: ModelRef, tokens_n: int, total_gb: float) -> str:
+    """``training_line``'s text, written on the first answer with these figures."""
+    n0, n2 = v.nums[0], v.nums[2]
+    tokens, ref = n0[tokens_n], n0[FT_SEQ_TOKENS]
+    if task == "full":
         return v.fill["math.full:params,bytes,share,tokens,ref,gb"](
             (
                 n2[m.params_b],
@@ -193,14 +204,14 @@ def training_line(v: Voice, a: Answer) -> str:
                 n0[FULL_FT_ACTIVATION_SHARE * 100],
                 tokens,
                 ref,
-                n2[mem["total"]],
+                n2[total_gb],
             )
         )
     steps = half_up_float(m.layers / ACTIVATION_LAYERS_PER_STEP)
     return v.fill["math.lora:params,base,frac,abytes,overhead,step,steps,layers,per,tokens,ref,gb"](
         (
             n2[m.params_b],
-            v.nums[1][LORA_BASE_BYTES[req.task]],
+            v.nums[1][LORA_BASE_BYTES[task]],
             v.nums[1][ADAPTER_FRACTION * 100],
             n0[ADAPTER_BYTES],
             n0[OVERHEAD_GB],
@@ -210,7 +221,7 @@ def training_line(v: Voice, a: Answer) -> str:
             ACTIVATION_LAYERS_PER_STEP,
             tokens,
             ref,
-            n2[mem["total"]],
+            n2[total_gb],
         )
     )
 
@@ -289,7 +300,7 @@ def _grouped(m: ModelRef, ctx: int) -> bool:
 def _kv_groups(v: Voice, m: ModelRef, ctx: int, kvb: str, batch: int, kv_gb: str) -> str:
     """The cache as a sum over the layers that keep one: full-attention layers hold the whole
     context, windowed ones at most their window; a recurrent state is added per sequence."""
-    n0 = v.nums[0]
+    n0, fill = v.nums[0], v.fill
     full, sliding = grow_layers(m)
     shape = m.full_attention
     terms = []
@@ -298,36 +309,21 @@ def _kv_groups(v: Voice, m: ModelRef, ctx: int, kvb: str, batch: int, kv_gb: str
             (shape.kv_heads, shape.head_dim) if shape is not None else (m.kv_heads, m.head_dim)
         )
         terms.append(
-            v.t(
-                "math.kv_term_full",
-                layers=full,
-                two=KV_K_AND_V,
-                kv_heads=heads,
-                head_dim=dim,
-                ctx=n0[ctx],
+            fill["math.kv_term_full:layers,two,kv_heads,head_dim,ctx"](
+                (full, KV_K_AND_V, heads, dim, n0[ctx])
             )
         )
     if sliding:
         window = min(ctx, m.sliding_window or ctx)
         terms.append(
-            v.t(
-                "math.kv_term_window",
-                layers=sliding,
-                two=KV_K_AND_V,
-                kv_heads=m.kv_heads,
-                head_dim=m.head_dim,
-                window=n0[window],
+            fill["math.kv_term_window:layers,two,kv_heads,head_dim,window"](
+                (sliding, KV_K_AND_V, m.kv_heads, m.head_dim, n0[window])
             )
         )
     joined = " + ".join(terms) or "0"
     state = recurrent_state_bytes(m)
     if state:
-        return v.t(
-            "math.kv_groups_state",
-            terms=joined,
-            bytes=kvb,
-            state=v.num(state / 1e6, 1),
-            batch=batch,
-            gb=kv_gb,
+        return fill["math.kv_groups_state:terms,bytes,state,batch,gb"](
+            (joined, kvb, v.nums[1][state / 1e6], batch, kv_gb)
         )
-    return v.t("math.kv_groups", terms=joined, bytes=kvb, batch=batch, gb=kv_gb)
+    return fill["math.kv_groups:terms,bytes,batch,gb"]((joined, kvb, batch, kv_gb))
