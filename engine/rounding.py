@@ -28,6 +28,7 @@ _MEMO_KEYS = 64  # memos kept at once (the engine uses about 20)
 
 
 _DIGITS = 400  # a float has at most 309 integer digits: quantize never runs out of precision
+_UNIT = Decimal(1)
 
 
 def round_half_up(value: float, decimals: int = 0) -> Decimal:
@@ -37,6 +38,31 @@ def round_half_up(value: float, decimals: int = 0) -> Decimal:
         return d
     with localcontext(prec=_DIGITS):
         return d.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+
+
+def half_up_float(value: float, decimals: int = 0) -> float:
+    """``float(round_half_up(value, decimals))`` without ``Decimal`` where that is proven equal:
+    for 0 <= t < 1e9 (t = value * 10**decimals, decimals 0 to 6) more than 1e-6 from a half-way
+    point the half-up digits are k = int(t + 0.5) (``NumberMemo``'s proof), and k / 10**decimals
+    (two exact floats) is the correctly rounded quotient, as ``float`` of the ``Decimal`` is."""
+    if 0 <= decimals < _PLACES:
+        scale = _SCALE[decimals]
+        t = value * scale
+        if 0.0 <= t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:
+            return int(t + 0.5) / scale
+    return float(round_half_up(value, decimals))
+
+
+def half_up_units(value: float, decimals: int) -> int | None:
+    """``round_half_up(value, decimals)`` in units of 10**-decimals (k with the Decimal equal
+    to k * 10**-decimals, so ``k / 10**decimals`` is its ``float``: int division is correctly
+    rounded); None for infinities and NaN. Exact at every value: the scaled ``repr`` digits
+    (``scaleb`` only moves the exponent) rounded half up to a whole."""
+    d = Decimal(repr(float(value)))
+    if not d.is_finite():
+        return None
+    with localcontext(prec=_DIGITS):
+        return int(d.scaleb(decimals).quantize(_UNIT, rounding=ROUND_HALF_UP))
 
 
 def _decimal_text(value: float, decimals: int, trim: bool) -> str:

@@ -5,12 +5,13 @@ shape came from.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from engine import native
 from engine.answer_types import Answer, ModelRef
 from engine.models import Card, OwnedCard
 from engine.recommend import NODE_CARDS, set_price
-from engine.rounding import round_half_up
+from engine.rounding import half_up_float, half_up_units, round_half_up
 from engine.sizing import (
     ACTIVATION_GB_PER_STEP,
     ACTIVATION_LAYERS_PER_STEP,
@@ -52,14 +53,17 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
             else native.parts_label(cat, v.lang, req.weight_parts)
         )
         weights = mem["weights"]
-        bpp_digits = _digits(
-            weights / m.params_b, 4, lambda b: round(m.params_b, 2) * b, weights, 2
-        )
-        lines.append(
-            fill["math.weights:params,bpp,prec,gb"](
+        made = _made(v, "math.figures")  # lines of a few figures, by those figures
+        key: tuple[Any, ...] = (m.params_b, weights, prec)
+        line = made.get(key)
+        if line is None:
+            bpp_digits = _digits(
+                weights / m.params_b, 4, lambda b: round(m.params_b, 2) * b, weights, 2
+            )
+            line = made[key] = fill["math.weights:params,bpp,prec,gb"](
                 (params, v.num(weights / m.params_b, bpp_digits), prec, n2[weights])
             )
-        )
+        lines.append(line)
         kvb = n0[cat.kv_by_name[req.kv_dtype].bytes]
         ctx, batch, kv_gb = n0[req.context_tokens], req.batch, n2[mem["kv_cache"]]
         mla = m.mla
@@ -91,20 +95,23 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
             low = "_low" if mem["total"] > a.quick_rule_gb * QUICK_RULE_SHORT else ""
             margin, quick = n1[QUICK_RULE_MARGIN], a.quick_rule_gb
             if req.weight_parts is not None:  # the rule on the checkpoint's own weights
-                d = _digits(weights, 2, lambda x: x * QUICK_RULE_MARGIN, quick, 2)
-                lines.append(
-                    fill[f"math.quick_rule_weights{low}:weights,margin,gb"](
+                key = (low, weights, quick)
+                line = made.get(key)
+                if line is None:
+                    d = _digits(weights, 2, lambda x: x * QUICK_RULE_MARGIN, quick, 2)
+                    line = made[key] = fill[f"math.quick_rule_weights{low}:weights,margin,gb"](
                         (v.num(weights, d), margin, n2[quick])
                     )
-                )
             else:
                 bpp = cat.precision_by_name[req.precision].bytes_per_param
-                d = _digits(m.params_b, 2, lambda x: x * bpp * QUICK_RULE_MARGIN, quick, 2)
-                lines.append(
-                    fill[f"math.quick_rule{low}:params,bpp,margin,gb"](
+                key = (low, m.params_b, bpp, quick)
+                line = made.get(key)
+                if line is None:
+                    d = _digits(m.params_b, 2, lambda x: x * bpp * QUICK_RULE_MARGIN, quick, 2)
+                    line = made[key] = fill[f"math.quick_rule{low}:params,bpp,margin,gb"](
                         (v.num(m.params_b, d), n4[bpp], margin, n2[quick])
                     )
-                )
+            lines.append(line)
     else:
         lines.append(training_line(v, a))
     lines += hardware_lines(v, a)
@@ -116,12 +123,55 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
     return lines
 
 
+_SCALES = tuple(10.0**i for i in range(8))  # 10**d for the decimals _digits tries, exact
+_POW10 = tuple(10**i for i in range(8))
+
+
 def _digits(
     value: float, start: int, result: Callable[[float], float], target: float, places: int
 ) -> int:
     """The fewest decimals (from ``start``, at most 7) to print ``value`` with so that the
     printed figure, put through ``result``, rounds to the printed ``target``: a line of the
-    math must multiply out as written."""
+    math must multiply out as written.
+
+    Each figure's half-up rounding (on its ``repr``, as ``round_half_up``) is taken as whole
+    units of its last decimal: two figures rounded to ``places`` agree when their units do. A
+    figure x with t = x * 10**d in [0, 1e9) and more than 1e-6 from a half-way point has
+    k = int(t + 0.5) units (``rounding.NumberMemo``'s proof), and k / 10**d (two exact
+    floats, correctly rounded) is the Decimal's ``float``; any other figure (at a half,
+    negative, huge) is rounded by ``half_up_units`` through ``Decimal``."""
+    scale = _SCALES[places]
+    t = target * scale
+    if 0.0 <= t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:
+        want: int | None = int(t + 0.5)
+    else:
+        want = half_up_units(target, places)
+        if want is None:  # an infinite or NaN target: the reference path
+            return _digits_decimal(value, start, result, target, places)
+    for d in range(start, 8):
+        s = _SCALES[d]
+        u = value * s
+        if 0.0 <= u < 1e9 and abs(u % 1.0 - 0.5) > 1e-6:
+            printed = int(u + 0.5) / s
+        else:
+            k = half_up_units(value, d)
+            if k is None:
+                return _digits_decimal(value, start, result, target, places)
+            printed = k / _POW10[d]
+        got = result(printed)
+        r = got * scale
+        if 0.0 <= r < 1e9 and abs(r % 1.0 - 0.5) > 1e-6:
+            if int(r + 0.5) == want:
+                return d
+        elif half_up_units(got, places) == want:  # None (not finite) never equals
+            return d
+    return 7
+
+
+def _digits_decimal(
+    value: float, start: int, result: Callable[[float], float], target: float, places: int
+) -> int:
+    """``_digits`` through ``Decimal`` (the reference; any value)."""
     want = round_half_up(target, places)
     for d in range(start, 8):
         if round_half_up(result(float(round_half_up(value, d))), places) == want:
@@ -133,9 +183,20 @@ def training_line(v: Voice, a: Answer) -> str:
     """A training run's sum, every factor written: the step's tokens scale the activations."""
     req, mem = a.request, a.memory_gb
     assert req is not None and req.model is not None and mem is not None
-    m, n0, n2 = req.model, v.nums[0], v.nums[2]
-    tokens, ref = n0[req.context_tokens * req.batch], n0[FT_SEQ_TOKENS]
-    if req.task == "full":
+    m = req.model
+    key = (req.task, m.params_b, m.layers, req.context_tokens * req.batch, mem["total"])
+    made = _made(v, "math.training")  # the line is of these figures alone
+    line = made.get(key)
+    if line is None:
+        line = made[key] = _training_line(v, req.task, m, key[3], mem["total"])
+    return line
+
+
+def _training_line(v: Voice, task: str, m: ModelRef, tokens_n: int, total_gb: float) -> str:
+    """``training_line``'s text, written on the first answer with these figures."""
+    n0, n2 = v.nums[0], v.nums[2]
+    tokens, ref = n0[tokens_n], n0[FT_SEQ_TOKENS]
+    if task == "full":
         return v.fill["math.full:params,bytes,share,tokens,ref,gb"](
             (
                 n2[m.params_b],
@@ -143,24 +204,24 @@ def training_line(v: Voice, a: Answer) -> str:
                 n0[FULL_FT_ACTIVATION_SHARE * 100],
                 tokens,
                 ref,
-                n2[mem["total"]],
+                n2[total_gb],
             )
         )
-    steps = round_half_up(m.layers / ACTIVATION_LAYERS_PER_STEP, 0)
+    steps = half_up_float(m.layers / ACTIVATION_LAYERS_PER_STEP)
     return v.fill["math.lora:params,base,frac,abytes,overhead,step,steps,layers,per,tokens,ref,gb"](
         (
             n2[m.params_b],
-            v.nums[1][LORA_BASE_BYTES[req.task]],
+            v.nums[1][LORA_BASE_BYTES[task]],
             v.nums[1][ADAPTER_FRACTION * 100],
             n0[ADAPTER_BYTES],
             n0[OVERHEAD_GB],
             n0[ACTIVATION_GB_PER_STEP],
-            n0[float(steps)],
+            n0[steps],
             m.layers,
             ACTIVATION_LAYERS_PER_STEP,
             tokens,
             ref,
-            n2[mem["total"]],
+            n2[total_gb],
         )
     )
 
@@ -179,18 +240,38 @@ def hardware_lines(v: Voice, a: Answer) -> list[str]:
     if card is None:
         return []
     lines: list[str] = []
+    made = _made(v, "math.hardware")
     if isinstance(card, Card):
-        lines.append(price_line(v, card, count))
+        key = (card.name, count)  # the catalog's own card: its name says its prices
+        price = made.get(key)
+        if price is None:
+            price = made[key] = price_line(v, card, count)
+        lines.append(price)
     read = native.read_per_token_gb(cat, req) if req.task == "inference" else 0.0
     if read > 0:
         split = cat.precision_by_name[req.precision].gguf  # llama.cpp: the cards take turns
         bw = card.bandwidth_gbps * (1 if split else min(count, NODE_CARDS))
-        tok = bw / read
-        d = _digits(read, 2, lambda r: bw / r, tok, 1)
-        lines.append(
-            v.fill["math.decode:bw,gb,tok"]((v.nums[0][bw], v.num(read, d), v.nums[1][tok]))
-        )
+        decode = made.get((bw, read))  # the line is of these two figures alone
+        if decode is None:
+            tok = bw / read
+            d = _digits(read, 2, lambda r: bw / r, tok, 1)
+            decode = made[(bw, read)] = v.fill["math.decode:bw,gb,tok"](
+                (v.nums[0][bw], v.num(read, d), v.nums[1][tok])
+            )
+        lines.append(decode)
     return lines
+
+
+_MADE_SIZE = 4096  # lines kept per voice and kind: emptied when full, so memory stays bounded
+
+
+def _made(v: Voice, kind: str) -> dict[tuple[Any, ...], str]:
+    """This voice's lines of one kind already written, by the figures they are made of (a
+    pure result: the voice fixes the catalog and the language)."""
+    made: dict[tuple[Any, ...], str] | None = v.made.get(kind)
+    if made is None or len(made) >= _MADE_SIZE:
+        made = v.made[kind] = {}
+    return made
 
 
 def price_line(v: Voice, card: Card, count: int) -> str:
@@ -219,7 +300,7 @@ def _grouped(m: ModelRef, ctx: int) -> bool:
 def _kv_groups(v: Voice, m: ModelRef, ctx: int, kvb: str, batch: int, kv_gb: str) -> str:
     """The cache as a sum over the layers that keep one: full-attention layers hold the whole
     context, windowed ones at most their window; a recurrent state is added per sequence."""
-    n0 = v.nums[0]
+    n0, fill = v.nums[0], v.fill
     full, sliding = grow_layers(m)
     shape = m.full_attention
     terms = []
@@ -228,36 +309,21 @@ def _kv_groups(v: Voice, m: ModelRef, ctx: int, kvb: str, batch: int, kv_gb: str
             (shape.kv_heads, shape.head_dim) if shape is not None else (m.kv_heads, m.head_dim)
         )
         terms.append(
-            v.t(
-                "math.kv_term_full",
-                layers=full,
-                two=KV_K_AND_V,
-                kv_heads=heads,
-                head_dim=dim,
-                ctx=n0[ctx],
+            fill["math.kv_term_full:layers,two,kv_heads,head_dim,ctx"](
+                (full, KV_K_AND_V, heads, dim, n0[ctx])
             )
         )
     if sliding:
         window = min(ctx, m.sliding_window or ctx)
         terms.append(
-            v.t(
-                "math.kv_term_window",
-                layers=sliding,
-                two=KV_K_AND_V,
-                kv_heads=m.kv_heads,
-                head_dim=m.head_dim,
-                window=n0[window],
+            fill["math.kv_term_window:layers,two,kv_heads,head_dim,window"](
+                (sliding, KV_K_AND_V, m.kv_heads, m.head_dim, n0[window])
             )
         )
     joined = " + ".join(terms) or "0"
     state = recurrent_state_bytes(m)
     if state:
-        return v.t(
-            "math.kv_groups_state",
-            terms=joined,
-            bytes=kvb,
-            state=v.num(state / 1e6, 1),
-            batch=batch,
-            gb=kv_gb,
+        return fill["math.kv_groups_state:terms,bytes,state,batch,gb"](
+            (joined, kvb, v.nums[1][state / 1e6], batch, kv_gb)
         )
-    return v.t("math.kv_groups", terms=joined, bytes=kvb, batch=batch, gb=kv_gb)
+    return fill["math.kv_groups:terms,bytes,batch,gb"]((joined, kvb, batch, kv_gb))
