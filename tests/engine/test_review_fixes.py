@@ -32,3 +32,9 @@ def test_a_bridge_said_is_read_and_a_bridge_denied_is_not() -> None:
     denied = ask("llama 3.1 70b int4 on my two 3090s without nvlink", catalog=CAT)
     assert said.fit is not None and denied.fit is not None
     assert said.fit.link_gbps == 112.5 and denied.fit.link_gbps != 112.5
+
+
+def test_the_tensor_parallel_caveat_names_its_link_once() -> None:
+    a = ask("70b batch 32", catalog=CAT)
+    (note,) = [n.text for n in a.caveats if n.code == "tensor_parallel"]
+    assert "link" not in note.rsplit(":", 1)[-1]  # "... between pairs link." read twice
