@@ -112,26 +112,10 @@ def describe_limit(
         ]
         ctx90, mb90 = lim.engine_context_tokens, lim.engine_batch
         if ctx90 is not None and mb90 is not None and (ctx90 < mctx or mb90 < mb):
-            lines.append(
-                v.t(
-                    "limit.engine",
-                    tokens=v.nums[0][ctx90],
-                    batch=req.batch,
-                    users=v.nums[0][mb90],
-                    ctx=ctx_text(v, req.context_tokens),
-                )
-            )
+            lines.append(_other_share(v, "limit.engine", ctx90, mb90, req))
         up_ctx, up_users = lim.raised_context_tokens, lim.raised_batch
         if up_ctx is not None and up_users is not None and (up_ctx > mctx or up_users > mb):
-            lines.append(
-                v.t(
-                    "limit.mac_raised",
-                    tokens=v.nums[0][up_ctx],
-                    batch=req.batch,
-                    users=v.nums[0][up_users],
-                    ctx=ctx_text(v, req.context_tokens),
-                )
-            )
+            lines.append(_other_share(v, "limit.mac_raised", up_ctx, up_users, req))
     else:  # nothing at the asked precision: say so once, then what does fit
         lines = [v.t("limit.no_fit", prec=req.precision.upper(), card=_card(lim))]
     lines += [_option_line(v, o, req) for o in lim.options]
@@ -161,3 +145,9 @@ def describe_limit(
     d["sections"] = sections
     d["math"] = mathl
     return a
+
+
+def _other_share(v: Voice, key: str, tokens: int, users: int, req: Request) -> str:
+    """The limits at another share of the memory (vLLM's 90%, a Mac's raised GPU limit)."""
+    ctx = ctx_text(v, req.context_tokens)
+    return v.t(key, tokens=v.nums[0][tokens], batch=req.batch, users=v.nums[0][users], ctx=ctx)
