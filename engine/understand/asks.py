@@ -155,7 +155,22 @@ _CHEAPER = lazy(
     r"|cheaper to rent)"
 )
 _CHEAPER_PL = lazy(r"(?:a |coś |cos |jest coś |jest cos )?(?:taniej|tańsz\w*|tansz\w*)(?: opcja)?")
-_CHEAPER_TH = lazy(r"(?:มี)?(?:อะไร|ตัว|อัน)?ถูกกว่า(?:นี้)?(?:มีไหม|มั้ย|ไหม|ไม๊|บ้าง)?(?:ครับ|คะ|ค่ะ)?")
+_CHEAPER_TH = lazy(r"(?:มี)?(?:อะไร|ตัว|อัน)?ถูกกว่า(?:นี้)?(?:มีไหม|มั้ย|ไหม|ไม๊|บ้าง|ล่ะ)?(?:ครับ|คะ|ค่ะ)?")
+# "how fast is it?", "jak szybko?", "เร็วแค่ไหน": the last request again, its speed first
+_SPEED_EN = lazy(
+    r"(?:(?:and|so|ok|but) )?(?:how fast(?: (?:is it|is that|will it (?:be|run)|does it run))?"
+    r"|(?:what(?:'s| is| about) )?(?:the )?(?:speed|tok/s|t/s|tokens? per second|throughput))"
+    r"(?: then| there)?"
+)
+_SPEED_PL = lazy(
+    r"(?:a )?(?:jak szybko(?: (?:to )?(?:działa|będzie|pójdzie))?|ile tokenów(?: na sekundę|/s)?"
+    r"|(?:a )?szybkość|prędkość)"
+)
+_SPEED_TH = lazy(
+    normalize(
+        "NFKC", r"(?:แล้ว)?(?:เร็วแค่ไหน|ความเร็ว(?:เท่าไหร่|เท่าไร)?|กี่ ?token ?ต่อวินาที)(?:ครับ|คะ|ค่ะ|ล่ะ)?"
+    )
+)
 _WHY = lazy(
     r"(?:but |and |ok |so )?(?:why|how come)(?: (?:so|that|this|it|that one|this one|not))?"
 )
@@ -198,7 +213,7 @@ def wants_math(low: str) -> bool:
 
 
 def short_followup(low: str) -> tuple[str, str] | None:
-    """("cheaper", "why" or "math", its language) when the whole message is such a short
+    """("cheaper", "why", "math" or "speed", its language) when the whole message is such a short
     follow-up ("cheaper?", "taniej?", "ทำไม", "show the math"); None for any other (a cheap
     length test first)."""
     s = low.strip(_ENDS)
@@ -214,6 +229,9 @@ def short_followup(low: str) -> tuple[str, str] | None:
         ("math", "en", _MATH_EN),
         ("math", "pl", _MATH_PL),
         ("math", "th", _MATH_TH),
+        ("speed", "en", _SPEED_EN),
+        ("speed", "pl", _SPEED_PL),
+        ("speed", "th", _SPEED_TH),
     ):
         if pattern.fullmatch(s) is not None:
             return what, lang

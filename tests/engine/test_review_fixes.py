@@ -38,3 +38,28 @@ def test_the_tensor_parallel_caveat_names_its_link_once() -> None:
     a = ask("70b batch 32", catalog=CAT)
     (note,) = [n.text for n in a.caveats if n.code == "tensor_parallel"]
     assert "link" not in note.rsplit(":", 1)[-1]  # "... between pairs link." read twice
+
+
+def test_a_speed_follow_up_answers_the_last_request_speed_first() -> None:
+    from engine import context_of
+
+    first = ask("llama 3.1 8b on rtx 4090", catalog=CAT)
+    ctx = context_of(first)
+    for text, lang, word in (
+        ("how fast is it?", "en", "Speed:"),
+        ("tokens per second?", "en", "Speed:"),
+        ("jak szybko?", "pl", "Szybkość:"),
+        ("เร็วแค่ไหน?", "th", "ความเร็ว:"),
+    ):
+        a = ask(text, catalog=CAT, previous=ctx)
+        assert a.kind == "fit" and a.lang == lang, text
+        assert a.fit is not None and a.fit.card == "RTX 4090"
+        assert a.headline.startswith(word) and a.decode_tok_s
+
+
+def test_thai_cheaper_with_a_particle_is_cheaper() -> None:
+    from engine import context_of
+
+    ctx = context_of(ask("llama 3.1 8b on rtx 4090", catalog=CAT))
+    a = ask("ถูกกว่านี้ล่ะ?", catalog=CAT, previous=ctx)
+    assert a.follows_up == "cheaper" and a.lang == "th"
