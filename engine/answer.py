@@ -208,6 +208,9 @@ def context_of(answer: Answer) -> Context | None:
         if answer.request.card is None:  # checked against a plain amount, not a card
             vram = fit.vram_gb
     mac = fit.mac if fit is not None and vram is not None else None
+    lim = answer.limit
+    if lim is not None:  # "how many users?" on the asker's card, Mac or rig: kept as the pick
+        pick, count, vram, mac = lim.card, lim.count, lim.vram_gb, lim.mac
     return Context(answer.request, pick, count, vram, answer.budget_usd, mac)
 
 
@@ -293,6 +296,14 @@ def _weighs_two_cards(q: Query) -> bool:
     return weighs_cards(q.text.lower())
 
 
+def _prev_hw(b: Builder) -> bool:
+    """Whether a follow-up has hardware from the last answer: its card, or the person's
+    rig of different cards ("my 3090 + 3080", then "how many users at 16k?")."""
+    if b.prev_set() is not None:
+        return True
+    return b.q.followup and b.prev is not None and " + " in (b.prev.pick_card or "")
+
+
 def _dispatch(b: Builder) -> Answer:
     """Which kind of answer the question is, in the order that settles overlaps."""
     q = b.q
@@ -367,7 +378,7 @@ def _dispatch(b: Builder) -> Answer:
     req = _several(b, req)
     # "ile tokenów/s", "how many tokens per second": the speed, not the longest context
     speed = q.wants_limit == "context" and asks_speed(q.text.lower())
-    if q.wants_limit and not speed and (q.cards or q.owned or q.vram_gb or b.prev_set()):
+    if q.wants_limit and not speed and (q.cards or q.owned or q.vram_gb or _prev_hw(b)):
         return limit(b, req)
     if q.budget_usd is not None and q.cards and req.task == "inference":
         return sizing(b, named_set_note(b, req, q.budget_usd))  # the budget, and the set

@@ -233,6 +233,10 @@ class Limit(_Out):
     gpu_share_gb: float | None = None
     raised_context_tokens: int | None = None
     raised_batch: int | None = None
+    # the plain amount it was judged on (a Mac's whole memory), None on a card or a rig: what
+    # a follow-up keeps, as a fit's ``vram_gb``; ``mac`` names the Mac, as a fit's
+    vram_gb: float | None = None
+    mac: str | None = None
 
 
 class Note(_Out):

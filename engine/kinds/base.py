@@ -327,7 +327,8 @@ class Builder:
             pick, _ = recommend(self.cat, self.workload(req, self.breakdown(req).total))
             if pick is not None and pick.card == name:
                 return name, pick.count
-        return name, self.cat.card_by_name[name].min_count
+        card = self.cat.card_by_name.get(name)
+        return name, card.min_count if card is not None else 1  # an owned card: one
 
     def served_by_vllm(self, req: Request) -> bool:
         """vLLM's 90% default concerns serving, not a training job or a GGUF file (llama.cpp

@@ -264,6 +264,9 @@ def limit_hardware(b: Builder) -> Hardware | None:
     prev = b.prev_set()
     if prev is None:
         return None
+    mine_before = b.cat.owned_by_name.get(prev[0])  # "my 7900 xtx", then "how many users?"
+    if mine_before is not None:
+        return ladder.owned_hardware(mine_before, prev[1])
     return ladder.card_hardware(b.cat.card_by_name[prev[0]], prev[1])
 
 
@@ -333,9 +336,12 @@ def limit(b: Builder, req: Request) -> Answer:
     b.assumptions = [n for n in b.assumptions if n.code not in ("default_context", "default_users")]
     kv8 = inf.model_copy(update={"kv_dtype": "fp8"})
     users_kv8 = ladder.max_users(b, hw, kv8) if mb and inf.kv_dtype != "fp8" else None
-    named = hw.card.name if hw.card is not None and b.q.cards else None
+    # the card asked about, or kept from the last question ("my 4090", then "how many users
+    # at 16k?"): the next follow-up stays on it; a recommended card is not the asker's
+    named = hw.card.name if hw.card is not None and b.q.cards else req.card
     ctx90, users90 = engine_limits(b, hw, inf, fixed) if mctx or mb else (0, 0)
-    mac = mac_limits(b, inf) if b.q.unified and hw.card is None and hw.owned is None else None
+    plain = hw.card is None and hw.owned is None and hw.fp8 is None
+    mac = mac_limits(b, inf) if b.q.unified and plain else None
     if mac is not None:  # llama.cpp on a Mac: no 90% plan, the raised limit instead
         b.caveat("mac_gpu_share", usable=b.gb(hw.vram_gb), vram=b.gb(mac[0]))
         ctx90 = users90 = 0
@@ -354,6 +360,9 @@ def limit(b: Builder, req: Request) -> Answer:
             gpu_share_gb=hw.vram_gb if mac is not None else None,
             raised_context_tokens=mac[1] if mac is not None else None,
             raised_batch=mac[2] if mac is not None else None,
+            # a plain amount (no card, no rig: the FP8 support is not known) is kept as such
+            vram_gb=(mac[0] if mac is not None else hw.vram_gb) if plain else None,
+            mac=mac_name(b) if mac is not None else None,
         ),
         kv_bytes_per_token=b.kv_per_token(inf),
     )

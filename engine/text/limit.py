@@ -14,7 +14,8 @@ from engine.text.voice import Voice, section
 
 
 def _card(lim: Limit) -> str:
-    return lim.card if lim.count == 1 else f"{lim.count}× {lim.card}"
+    """The hardware as named: a rig's label ("RTX 3090 + RTX 3060 12GB") counts its cards."""
+    return lim.card if lim.count == 1 or " + " in lim.card else f"{lim.count}× {lim.card}"
 
 
 def _capped(req: Request, tokens: int) -> bool:
