@@ -66,7 +66,7 @@ def listing_context(answer: Answer) -> Context | None:
     fit = answer.fit
     if answer.kind == "capacity" and fit is not None:
         name = fit.card.split("× ", 1)[-1] if fit.count > 1 else fit.card
-        return Context(req, name, fit.count, fit.vram_gb, listing="capacity")
+        return Context(req, name, fit.count, fit.vram_gb, mac=fit.mac, listing="capacity")
     return None
 
 
@@ -102,3 +102,4 @@ def after_listing(q: Query, prev: Context, cat: Catalog) -> None:
         q.owned = [CardAsk(name, prev.pick_count)]
     else:
         q.vram_gb = prev.vram_gb
+        q.unified = prev.mac is not None  # a Mac's list: judged on its GPU's share again

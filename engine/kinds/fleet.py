@@ -12,10 +12,13 @@ from engine.answer_types import Answer, BudgetOption, Fit, Section
 from engine.catalog import Catalog
 from engine.catalog_cache import per_catalog
 from engine.kinds.base import Builder
+from engine.kinds.hardware import asked_hardware
+from engine.kinds.mac import mac_listing, mac_share
 from engine.kinds.terms import unified_note
 from engine.limits import DEFAULT_CONTEXT, MAX_BATCH, MAX_CONTEXT_TOKENS
-from engine.models import Card, ModelSpec
+from engine.models import Card, ModelSpec, OwnedCard
 from engine.recommend import (
+    NODE_CARDS,
     Workload,
     cheapest_holding_set,
     decode_for,
@@ -24,7 +27,7 @@ from engine.recommend import (
     set_price,
 )
 from engine.refs import card_info, model_ref
-from engine.sizing import inference, mixed_weights_gb
+from engine.sizing import decode_ceiling_tok_s, inference, mixed_weights_gb
 from engine.text.blocks import budget_blocks, describe
 from engine.understand.asks import wants_code
 
@@ -208,24 +211,23 @@ def _sets_by_row(
 def what_fits(b: Builder) -> Answer:
     """The biggest models the asked hardware holds, at the best precision, with that
     hardware's own price (when we rent it) and speed; a set we do not rent still holds them."""
-    card, count, label, cap = _asked_hardware(b)
+    card, count, label, cap = asked_hardware(b)
     shape = asked_shape(b)
     unified_note(b, cap, card=card is not None)  # a Mac's memory: the GPU's share of it
+    share = mac_share(b, card)  # a Mac is judged on that share, as its fit answer is
+    judged = share or cap
     coding = wants_code(b.q.text.lower())
     price = set_price(b.cat, card, count)[2] if card is not None else 0.0  # the same every row
     allowed: dict[tuple[bool, int], bool] = {}
     by_name = b.cat.precision_by_name
 
+    mine = b.cat.owned_by_name[b.q.owned[0].name] if card is None and b.q.owned else None
+
     def shown(r: ServingRow) -> dict[str, Any] | None:
         """What the row shows on the asked hardware, or None when that does not run it."""
-        if card is None:
-            return {
-                "offered": False,
-                "rent_card": r.card,
-                "rent_count": r.count,
-                "decode_tok_s": None,
-            }
         needs_fp8 = by_name[r.precision].needs_fp8
+        if card is None:
+            return _not_rented(r, mine, label, count, needs_fp8)
         if needs_fp8 and not card.fp8:
             return None
         # set_allowed reads the FP8 need, the task and the heads (the card and count are
@@ -248,7 +250,7 @@ def what_fits(b: Builder) -> Answer:
     def firsts() -> Iterator[tuple[ServingRow, dict[str, Any] | None]]:
         for rows in by_rank(b.cat, shape):  # each model's first row the hardware holds
             for r in rows:
-                if r.need_gb > cap or (coding and not r.code):
+                if r.need_gb > judged or (coding and not r.code):
                     continue
                 upd = shown(r)
                 if upd is not None:
@@ -266,26 +268,26 @@ def what_fits(b: Builder) -> Answer:
             card=label, count=count, fits=bool(listed), headroom_gb=0.0, tight=False, vram_gb=cap
         ),
     )
+    mac_listing(b, answer, share, by_rank(b.cat, shape), coding)  # (nothing if not a Mac)
     said = b.q.context_tokens is not None or b.q.batch is not None
     answer.__dict__.update(budget_blocks(b.voice, answer, shape[:2] if said else None))
     return b.finish(answer)
 
 
-def _asked_hardware(b: Builder) -> tuple[Card | None, int, str, float]:
-    """(card or None for a plain amount, count, label, GB) of a capacity question."""
-    q = b.q
-    if q.cards:
-        card = b.cat.card_by_name[q.cards[0].name]
-        count = q.cards[0].count or card.min_count
-        label = f"{count}× {card.name}" if count > 1 else card.name
-        return card, count, label, card.vram_gb * count
-    if q.owned:  # a card we do not rent ("what fits on my 4060 ti"): its memory, no price
-        mine = b.cat.owned_by_name[q.owned[0].name]
-        count = q.owned[0].count or 1
-        label = f"{count}× {mine.name}" if count > 1 else mine.name
-        return None, count, label, mine.vram_gb * count
-    assert q.vram_gb is not None
-    return None, 1, f"{b.num(q.vram_gb, 1)} GB", q.vram_gb
+def _not_rented(
+    r: ServingRow, mine: OwnedCard | None, label: str, count: int, needs_fp8: bool
+) -> dict[str, Any] | None:
+    """A row on hardware we do not rent: the rental that runs it; on one's own card also its
+    speed there (a set pools its bandwidth as a rented one does), and no FP8 row without FP8."""
+    upd: dict[str, Any] = {"offered": False, "rent_card": r.card, "rent_count": r.count,
+                           "decode_tok_s": None}  # fmt: skip
+    if mine is None:  # a plain amount: the hardware is not known
+        return upd
+    if needs_fp8 and not mine.fp8:
+        return None
+    tok = decode_ceiling_tok_s(mine.bandwidth_gbps * min(count, NODE_CARDS), r.read_gb)
+    upd.update(card=label, count=count, decode_tok_s=tok)
+    return upd
 
 
 def asked_shape(b: Builder) -> Shape:

@@ -70,3 +70,20 @@ def runnable(b: Builder, hw: Hardware, req: Request) -> bool:
     elif not native.needs_fp8(b.cat, req):
         return True
     return bool(hw.fp8) if hw.fp8 is not None else req.precision == b.q.precision
+
+
+def asked_hardware(b: Builder) -> tuple[Card | None, int, str, float]:
+    """(card or None for a plain amount, count, label, GB) of a capacity question."""
+    q = b.q
+    if q.cards:
+        card = b.cat.card_by_name[q.cards[0].name]
+        count = q.cards[0].count or card.min_count
+        label = f"{count}× {card.name}" if count > 1 else card.name
+        return card, count, label, card.vram_gb * count
+    if q.owned:  # a card we do not rent ("what fits on my 4060 ti"): its memory, no price
+        mine = b.cat.owned_by_name[q.owned[0].name]
+        count = q.owned[0].count or 1
+        label = f"{count}× {mine.name}" if count > 1 else mine.name
+        return None, count, label, mine.vram_gb * count
+    assert q.vram_gb is not None
+    return None, 1, f"{b.num(q.vram_gb, 1)} GB", q.vram_gb

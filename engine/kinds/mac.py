@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable, Sequence
+from typing import Protocol
 
-from engine.answer_types import Fit
+from engine.answer_types import Answer, Fit
 from engine.kinds.base import Builder
 from engine.kinds.terms import MAC_GPU_SHARE
+from engine.text.labels import name_before
 from engine.understand.catalog_words import MAC
 
 # Loose precision words on a Mac: no plain-INT4/INT8 runtime there (bitsandbytes, AWQ and
@@ -110,3 +113,58 @@ def mac_notes(b: Builder, f: Fit, whole: Fit | None) -> None:
         b.caveat("mac_gpu_share_over", usable=usable, vram=cap, prec=prec, total=total, mb=mb)
         return
     b.caveat("mac_gpu_share", usable=usable, vram=cap)
+
+
+def mac_share(b: Builder, card: object | None) -> float | None:
+    """The memory a list on a Mac is judged against (its GPU's default share); None for a
+    card or any amount that is not a Mac's."""
+    if not b.q.unified or card is not None or b.q.owned or b.q.vram_gb is None:
+        return None
+    return gpu_share(b.q.vram_gb)
+
+
+class _Row(Protocol):
+    """What a list's row (engine/kinds/fleet.ServingRow) gives a Mac's note."""
+
+    @property
+    def model(self) -> str: ...
+    @property
+    def model_id(self) -> str: ...
+    @property
+    def precision(self) -> str: ...
+    @property
+    def need_gb(self) -> float: ...
+    @property
+    def code(self) -> bool: ...
+
+
+def mac_listing(
+    b: Builder,
+    answer: Answer,
+    share: float | None,
+    ranked: Iterable[Sequence[_Row]],
+    coding: bool = False,
+) -> None:
+    """A Mac's list (``share``: None when the list is not a Mac's), judged on the GPU's
+    default share like its fit answer: the share and the Mac named on the answer's ``fit``,
+    and the biggest model left out that loads once the limit is raised past it (``ranked``:
+    each model's rows, heaviest precision first; ``coding``: code models only)."""
+    f = answer.fit
+    if share is None or f is None or f.vram_gb is None:
+        return
+    d = f.__dict__
+    d["gpu_share_gb"], d["mac"] = share, mac_name(b)
+    listed = {o.model_id for o in answer.budget}
+    for rows in ranked:
+        r = next((r for r in rows if r.need_gb <= f.vram_gb), None)
+        if r is None or r.need_gb <= share or r.model_id in listed or (coding and not r.code):
+            continue
+        b.caveat(
+            "mac_list_raised",
+            vram=b.gb(f.vram_gb),
+            mb=raise_limit_mb(r.need_gb, f.vram_gb),
+            model=name_before(r.model, r.precision),
+            prec=r.precision.upper(),
+            need=b.gb(r.need_gb),
+        )
+        return

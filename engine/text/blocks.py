@@ -200,9 +200,9 @@ def budget_blocks(v: Voice, a: Answer, asked: tuple[int, int] | None = None) -> 
     said = asked is not None
     if a.kind == "capacity":
         f = a.fit
-        cap, n = (f.vram_gb, f.count) if f is not None else (None, 0)
+        cap, n = (f.gpu_share_gb or f.vram_gb, f.count) if f is not None else (None, 0)
         lines = [capacity_row(v, o, cap, n) for o in a.budget]
-        vram = v.gbs[a.fit.vram_gb or 0] if a.fit else "?"
+        vram = v.gbs[cap or 0] if a.fit else "?"  # a Mac's: what its GPU gets by default
         if not lines and said:
             lines = [v.t("capacity.none_at", vram=vram, ctx=ctx_text(v, ctx), users=users)]
         elif not lines:
@@ -226,6 +226,9 @@ def budget_blocks(v: Voice, a: Answer, asked: tuple[int, int] | None = None) -> 
     if a.kind == "capacity" and a.fit is not None:
         key = "headline.capacity_vram" if a.fit.card.endswith(" GB") else "headline.capacity"
         params: dict[str, Any] = {"card": a.fit.card, "vram": v.gbs[a.fit.vram_gb or 0]}
+        if a.fit.mac is not None and a.fit.gpu_share_gb is not None:  # judged on that share
+            key = "headline.capacity_mac"
+            params.update(card=a.fit.mac, share=v.gbs[a.fit.gpu_share_gb])
         if said:
             key, params = key + "_at", {**params, "ctx": ctx_text(v, ctx), "users": users}
         headline = v.t(key, **params)
