@@ -22,6 +22,7 @@ from engine.kinds.compare import compare as compare_kind
 from engine.kinds.fit import fit, limit
 from engine.kinds.fleet import budget, card, cards, what_fits
 from engine.kinds.followup import cheaper, lead_with, why
+from engine.kinds.owned import owned_card
 from engine.kinds.sizing import sizing
 from engine.kinds.talk import clarify, faq, faq_index, help_answer, invalid_option
 from engine.kinds.within import named_set_note
@@ -32,6 +33,7 @@ from engine.request import RequestOptions, apply_options, build_request
 from engine.understand import Query, parse
 from engine.understand.asks import (
     about_card,
+    about_owned_card,
     asks_price,
     asks_speed,
     owns_hardware,
@@ -356,12 +358,19 @@ def _dispatch(b: Builder) -> Answer:
     if merged is None:
         if q.faq_topic is not None and not q.budget_usd:
             return faq(b, q.faq_topic)
+        low = q.text.lower()
+        if (
+            q.owned
+            and not q.cards
+            and q.budget_usd is None
+            and about_owned_card(low, q.model_words)
+        ):
+            return owned_card(b)  # "rx 7900 xtx specs", "is a 3060 good for llms?"
         if q.unmatched_model:
             return clarify(b)
         if q.budget_usd is not None:
             return budget(b)
         if q.cards:  # the card's sheet, unless what runs on it is asked ("i have 2x 3090")
-            low = q.text.lower()
             mine = owns_hardware(low) and not q.wants_card_info
             runs = q.wants_fit or wants_a_model(low) or (mine and not about_card(low))
             if runs and not q.model_words.split() and not wants_rental(low):

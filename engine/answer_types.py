@@ -210,6 +210,21 @@ class CardInfo(_Out):
     set_sizes: list[int]
 
 
+class OwnedCardInfo(_Out):
+    """A card people own that we do not rent (``data/hardware.yaml``), asked about itself
+    ("rx 7900 xtx specs", "is a 3060 good for llms?"): its figures, and as ``rental`` the
+    cheapest card we rent with at least its memory (and FP8 when it has FP8), if any."""
+
+    name: str
+    vendor: str
+    arch: str
+    vram_gb: float  # one card's
+    bandwidth_gbps: float  # one card's
+    fp8: bool
+    count: int
+    rental: CardInfo | None = None
+
+
 class LimitOption(_Out):
     """How far one precision stretches on the set (given when the asked one leaves nothing)."""
 
@@ -302,6 +317,8 @@ class Answer(_Out):
     # leads; ``show_math``: the math is shown as well, as a renderer's "show the math" would
     follows_up: str | None = None
     show_math: bool = False
+    # kind "capacity" asked about an owned card itself: the card's sheet beside its list
+    owned_card: OwnedCardInfo | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The public JSON contract (keys are only ever added, never renamed)."""

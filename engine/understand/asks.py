@@ -13,6 +13,7 @@ from engine.lazyre import lazy
 
 __all__ = [
     "about_card",
+    "about_owned_card",
     "asks_price",
     "asks_speed",
     "cheapest_card",
@@ -75,6 +76,28 @@ _CHEAPEST_CARD = lazy(
 _SINGLE = lazy(r"\b(?:single|one|only one|jedn(?:ym|ej|ą|a|en)|pojedyncz\w*)\b|ใบเดียว|ตัวเดียว")
 # "for coding", "do kodu", "programowania", "เขียนโค้ด": code models only
 _CODING = lazy(r"\b(?:cod(?:e|ing|er)|programm\w*|programow\w*|kod\w*)\b|โค้ด|เขียนโปรแกรม")
+
+
+# An owned card asked about itself: "rx 7900 xtx specs", "is a 3060 good for llms?", "worth
+# it?", "czy 4070 ti super nada się do llm", "4060 ti 16gb ดีไหม"
+_ABOUT_OWNED = lazy(
+    r"\b(?:spec\w*|bandwidth|memory|vram|fp8|support\w*|cards?|gpus?|info|about|pric\w*|cost\w*"
+    r"|worth|good|decent|enough|any|ok|okay|fine|great|nada\w*|dobr\w*|warto|wystarcz\w*"
+    r"|op[łl]aca\w*|sens\w*|przepustowo\w*|pami[ęe]\w*|kart\w*|koszt\w*|cen\w*|specyfikac\w*"
+    r"|rent\w*|wynaj\w*)\b"
+    r"|สเปค|สเป็ค|ดีไหม|ดีมั้ย|ดีมั๊ย|คุ้ม|พอไหม|พอมั้ย|การ์ด|แบนด์วิดท์|ราคา|ใช้ได้ไหม|เช่า"
+)
+# what else such a question may leave among the model words: what the card is for
+_OWNED_FILLER = frozenset(("llm", "llms", "ai", "local", "locally", "jest", "it", "use", "usage"))
+
+
+def about_owned_card(low: str, model_words: str) -> bool:
+    """Whether an owned card is asked about itself (its specs, whether it is any good for
+    LLMs), not a model on it: such a word is there, and the words left over for a model are
+    only such words ("specs", "llms"), never a model's name; a code or model hunt is a list."""
+    if "model" in low or "kod" in low or _ABOUT_OWNED.search(low) is None or wants_code(low):
+        return False
+    return all(w in _OWNED_FILLER or _ABOUT_OWNED.fullmatch(w) for w in model_words.split())
 
 
 def owns_hardware(low: str) -> bool:

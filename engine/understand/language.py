@@ -25,7 +25,7 @@ _PL_WORDS = _word_set(
     "mieści wystarczy obliczyc obliczyć pytanie pomoc najlepszy uruchomic uruchomić dwoch dwóch "
     "dwie cennik mam prosze proszę macie w na z zamiast tego teraz samo oraz przy dlaczego "
     "czemu tylko pokazuje cena ceny cenę koszt polecasz polecisz kodu lepsze lepszy lepsza "
-    "lepiej kart graficznych graficzna graficzne"
+    "lepiej kart graficznych graficzna graficzne jest dobra dobry dobre warto nada nadaje"
 )
 _PL_STEMS = (
     "potrzebuj", "kontekst", "dostrajani", "dostroi", "zmiesci", "zmieści", "uzytkownik",
