@@ -1,5 +1,5 @@
 """The answers about the fleet rather than one workload: what a budget buys, what a card
-holds, one card's facts and the whole price list.
+holds, one card's facts and the whole price list (the rows they read: engine/kinds/serving.py).
 """
 
 from __future__ import annotations
@@ -14,131 +14,23 @@ from engine.catalog_cache import per_catalog
 from engine.kinds.base import Builder
 from engine.kinds.hardware import asked_hardware
 from engine.kinds.mac import mac_listing, mac_share
+from engine.kinds.serving import ServingRow, Shape, by_rank, current_cutoff
+from engine.kinds.serving import serving_table as serving_table  # where it was read before
 from engine.kinds.terms import unified_note
 from engine.limits import DEFAULT_CONTEXT, MAX_BATCH, MAX_CONTEXT_TOKENS
-from engine.models import Card, ModelSpec, OwnedCard
+from engine.models import Card, OwnedCard
 from engine.recommend import (
     NODE_CARDS,
     Workload,
     cheapest_holding_set,
     decode_for,
-    recommend,
     set_allowed,
     set_price,
 )
-from engine.refs import card_info, model_ref
-from engine.sizing import decode_ceiling_tok_s, inference, mixed_weights_gb
+from engine.refs import card_info
+from engine.sizing import decode_ceiling_tok_s
 from engine.text.blocks import budget_blocks, describe
 from engine.understand.asks import wants_code
-
-
-class ServingRow(BudgetOption):
-    """One (model, precision) at a context and a user count, with its cheapest card."""
-
-    nominal_b: float
-    released_rank: int
-    attention_heads: int
-    read_gb: float  # weights read per decoded token (active weights)
-    code: bool  # the catalog marks the model for code
-    shipped: bool = False  # the model as released (MXFP4 experts, FP8 weights), not requantised
-
-
-CURRENT_MONTHS = 18  # models released this long before the newest count as current
-
-
-Shape = tuple[int, int, str]  # context tokens, users at once, KV cache dtype
-DEFAULT_SHAPE: Shape = (DEFAULT_CONTEXT, 1, "fp16")
-
-
-@lru_cache(maxsize=32)
-def serving_table(cat: Catalog, shape: Shape = DEFAULT_SHAPE) -> tuple[ServingRow, ...]:
-    """Every catalog model served at BF16, FP8 and INT4 at ``shape`` (8k and one user unless
-    asked): computed once per shape. A model whose own maximum is below an asked context
-    longer than the default is left out: it cannot serve it."""
-    ctx, batch, kv = shape
-    kvb = cat.kv_by_name[kv].bytes
-    rows: list[ServingRow] = []
-    order = {m.id: i for i, m in enumerate(sorted(cat.models, key=lambda m: m.released))}
-    for m in cat.models:
-        if ctx > max(m.max_context_tokens, DEFAULT_CONTEXT):
-            continue
-        ref = model_ref(m)
-        shipped = _as_shipped(cat, m)
-        # a release named for its precision ("GLM-4.7 FP8") is listed in that one only: in
-        # another it is the base model's row, and "GLM-4.7 FP8 in INT4" reads as a contradiction
-        last = m.name.rsplit(" ", 1)[-1].lower()
-        named = last if last in cat.precision_by_name else None
-        for prec in ("shipped", "bf16", "fp8", "int4"):
-            as_released = prec == "shipped"
-            if as_released:
-                if shipped is None:
-                    continue
-                prec, weights, read = shipped
-            if named is not None and prec != named:
-                continue
-            if as_released:
-                need = inference(ref, 0, kvb, ctx, batch, weights).total
-            else:
-                p = cat.precision_by_name[prec]
-                need = inference(ref, p.bytes_per_param, kvb, ctx, batch).total
-                read = (m.active_params_b or m.params_b) * p.bytes_per_param
-                if shipped is not None and need >= rows[-1].need_gb:
-                    continue  # above the release's own bytes: an upcast, never an upgrade
-            # the row's own precision: a release in FP8 runs on FP8 cards only
-            needs_fp8 = cat.precision_by_name[prec].needs_fp8
-            w = Workload(need, "inference", needs_fp8, m.attention_heads, read)
-            pick, _ = recommend(cat, w)
-            rows.append(
-                ServingRow(
-                    model=m.name,
-                    model_id=m.id,
-                    params_b=m.params_b,
-                    precision=prec,
-                    need_gb=need,
-                    card=pick.card if pick else "",
-                    count=pick.count if pick else 0,
-                    monthly_usd=pick.monthly_usd if pick else float("inf"),
-                    decode_tok_s=pick.decode_tok_s if pick else None,
-                    released=m.released,
-                    nominal_b=m.nominal_b,
-                    released_rank=order[m.id],
-                    attention_heads=m.attention_heads,
-                    read_gb=read,
-                    code="code" in m.tasks,
-                    shipped=as_released,
-                    context_tokens=ctx,
-                    batch=batch,
-                )
-            )
-    return tuple(rows)
-
-
-def _as_shipped(cat: Catalog, m: ModelSpec) -> tuple[str, float, float] | None:
-    """(precision, weights GB, GB read per token) of a checkpoint released below 16 bits
-    (gpt-oss in MXFP4, DeepSeek in FP8); None for a BF16 release, which the BF16 row is."""
-    n = m.native_precision
-    top = n.experts or n.dense
-    bpp = {k: cat.precision_by_name[k].bytes_per_param for k in {top, n.dense, n.embeddings}}
-    if bpp[top] >= 2 and bpp[n.dense] >= 2:
-        return None
-    ref = model_ref(m)
-    weights = mixed_weights_gb(ref, bpp[top], bpp[n.dense], bpp[n.embeddings])
-    active = m.active_params_b or m.params_b
-    read = active * bpp[n.dense]
-    if m.moe is not None and n.experts is not None and ref.experts_b:
-        routed = min(ref.experts_b * m.moe.experts_per_token / m.moe.experts, active)
-        read = routed * bpp[n.experts] + (active - routed) * bpp[n.dense]
-    return top, weights, read
-
-
-@lru_cache(maxsize=8)
-def current_cutoff(cat: Catalog) -> str:
-    """The release month ("YYYY-MM") before which a model is no longer current; per catalog."""
-    newest = max(m.released for m in cat.models)
-    year, month = int(newest[:4]), int(newest[5:7])
-    total = year * 12 + month - 1 - CURRENT_MONTHS
-    return f"{total // 12:04d}-{total % 12 + 1:02d}"
-
 
 # --------------------------------------------------------------------------- builder
 
@@ -216,6 +108,7 @@ def what_fits(b: Builder) -> Answer:
     unified_note(b, cap, card=card is not None)  # a Mac's memory: the GPU's share of it
     share = mac_share(b, card)  # a Mac is judged on that share, as its fit answer is
     judged = share or cap
+    ranked = by_rank(b.cat, shape, share is not None)  # a Mac's in what its runtimes run
     coding = wants_code(b.q.text.lower())
     price = set_price(b.cat, card, count)[2] if card is not None else 0.0  # the same every row
     allowed: dict[tuple[bool, int], bool] = {}
@@ -248,7 +141,7 @@ def what_fits(b: Builder) -> Answer:
         return upd
 
     def firsts() -> Iterator[tuple[ServingRow, dict[str, Any] | None]]:
-        for rows in by_rank(b.cat, shape):  # each model's first row the hardware holds
+        for rows in ranked:  # each model's first row the hardware holds
             for r in rows:
                 if r.need_gb > judged or (coding and not r.code):
                     continue
@@ -268,7 +161,7 @@ def what_fits(b: Builder) -> Answer:
             card=label, count=count, fits=bool(listed), headroom_gb=0.0, tight=False, vram_gb=cap
         ),
     )
-    mac_listing(b, answer, share, by_rank(b.cat, shape), coding)  # (nothing if not a Mac)
+    mac_listing(b, answer, share, ranked, coding)  # (nothing when it is not a Mac)
     said = b.q.context_tokens is not None or b.q.batch is not None
     answer.__dict__.update(budget_blocks(b.voice, answer, shape[:2] if said else None))
     return b.finish(answer)
@@ -295,28 +188,6 @@ def asked_shape(b: Builder) -> Shape:
     q = b.q
     ctx = min(max(q.context_tokens or DEFAULT_CONTEXT, 1), MAX_CONTEXT_TOKENS)
     return ctx, min(max(q.batch or 1, 1), MAX_BATCH), q.kv_dtype or "fp16"
-
-
-@lru_cache(maxsize=32)
-def by_rank(cat: Catalog, shape: Shape = DEFAULT_SHAPE) -> tuple[tuple[ServingRow, ...], ...]:
-    """The serving table's rows model by model (highest precision first), the models in the
-    order the capacity and budget lists rank them: current models first, then by size; a
-    size's newest base model first; distilled derivatives only when nothing else. The key ends
-    in the model's own release rank, so no two models tie (a price never breaks a tie)."""
-    cutoff = current_cutoff(cat)
-    groups: dict[str, list[ServingRow]] = {}
-    for r in serving_table(cat, shape):
-        groups.setdefault(r.model_id, []).append(r)
-    ranked = sorted(
-        groups.values(),
-        key=lambda rows: (
-            (rows[0].released or "") < cutoff,
-            -rows[0].nominal_b,
-            "distill" in rows[0].model_id,
-            -rows[0].released_rank,
-        ),
-    )
-    return tuple(tuple(rows) for rows in ranked)
 
 
 def best_per_size(

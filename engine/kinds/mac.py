@@ -11,6 +11,7 @@ from typing import Protocol
 
 from engine.answer_types import Answer, Fit
 from engine.kinds.base import Builder
+from engine.kinds.serving import current_cutoff
 from engine.kinds.terms import MAC_GPU_SHARE
 from engine.text.labels import name_before
 from engine.understand.catalog_words import MAC
@@ -124,7 +125,7 @@ def mac_share(b: Builder, card: object | None) -> float | None:
 
 
 class _Row(Protocol):
-    """What a list's row (engine/kinds/fleet.ServingRow) gives a Mac's note."""
+    """What a list's row (engine/kinds/serving.ServingRow) gives a Mac's note."""
 
     @property
     def model(self) -> str: ...
@@ -136,6 +137,8 @@ class _Row(Protocol):
     def need_gb(self) -> float: ...
     @property
     def code(self) -> bool: ...
+    @property
+    def released(self) -> str | None: ...
 
 
 def mac_listing(
@@ -147,17 +150,22 @@ def mac_listing(
 ) -> None:
     """A Mac's list (``share``: None when the list is not a Mac's), judged on the GPU's
     default share like its fit answer: the share and the Mac named on the answer's ``fit``,
-    and the biggest model left out that loads once the limit is raised past it (``ranked``:
-    each model's rows, heaviest precision first; ``coding``: code models only)."""
+    and the first current model (in the list's order) that no precision fits in the share but one
+    loads once the limit is raised (``ranked``: each model's rows, heaviest precision first;
+    ``coding``: code models only)."""
     f = answer.fit
     if share is None or f is None or f.vram_gb is None:
         return
     d = f.__dict__
     d["gpu_share_gb"], d["mac"] = share, mac_name(b)
-    listed = {o.model_id for o in answer.budget}
-    for rows in ranked:
+    cutoff = current_cutoff(b.cat)  # a current model only, as the list leads with
+    for rows in ranked:  # a model no row of which fits the share, one of which fits it all
+        if (rows[0].released or "") < cutoff:
+            return  # the current models rank first: none is left
+        if (coding and not rows[0].code) or min(r.need_gb for r in rows) <= share:
+            continue
         r = next((r for r in rows if r.need_gb <= f.vram_gb), None)
-        if r is None or r.need_gb <= share or r.model_id in listed or (coding and not r.code):
+        if r is None:
             continue
         b.caveat(
             "mac_list_raised",
