@@ -29,6 +29,8 @@ WARM_QUESTIONS: tuple[tuple[str, str | None], ...] = (
     ("best model i can serve for $300/month", None),
     ("what fits on a 4060 ti", None),
     ("what fits in 48gb", None),
+    ("rx 7900 xtx specs", None),  # an owned card asked about itself
+    ("what can i run on a mac studio 128gb", None),  # a Mac's own serving table
     ("gpus", None),
     ("card a40", None),
     ("h100 per hour?", None),
