@@ -117,7 +117,7 @@ def test_a_mac_stays_a_mac_through_a_limit(cat: Catalog) -> None:
 
 def test_a_limit_on_a_card_keeps_no_plain_amount(cat: Catalog) -> None:
     """limit.vram_gb is for a plain amount (a Mac's whole memory) only."""
-    a, b = _chat(cat, "does qwen2.5 32b fit on my 4090?", "how many users at 16k?")
+    _, b = _chat(cat, "does qwen2.5 32b fit on my 4090?", "how many users at 16k?")
     assert b.limit is not None and b.limit.vram_gb is None and b.limit.mac is None
     ctx = context_of(b)
     assert ctx is not None and ctx.pick_card == "RTX 4090" and ctx.vram_gb is None
