@@ -75,6 +75,7 @@ class Card(_Data):
     caveats: list[str]
     hourly_usd: float | None = None
     bridge_gbps: float | None = None  # an optional NVLink bridge a pair may add, when stated
+    desktop: bool = False  # a card a person can buy for a desktop ("what should I buy" answers)
 
     @property
     def usd_per_gb_month(self) -> float:
