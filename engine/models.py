@@ -95,7 +95,7 @@ class CardsFile(_Data):
 
 class OwnedCard(_Data):
     """A card people own that the fleet does not rent (``data/hardware.yaml``): judged by
-    physics only, never priced or recommended."""
+    physics only, never priced or the fleet's pick (a "what to buy" answer weighs them)."""
 
     name: str
     aliases: list[str]

@@ -148,6 +148,22 @@ def _workstation(home: Home, verdict: Setup) -> Setup | None:
     return smallest(best, [r.best for r in best if r.best is not None][:1], 1)
 
 
+def _at_best(home: Home, s: Setup) -> Setup:
+    """The setup found in 4-bit at the rung its ladder leads with, when that is heavier (one
+    96 GB card holds a 70B at 32k in Q8_0, not only in Q4_K_M): the cards of its memory and
+    count that hold that rung as well are named with it."""
+    row = s.row
+    if row.best is None or row.best == s.option.precision:
+        return s
+    best = row.options[row.best]
+    if best.total_gb <= s.option.total_gb:
+        return s
+    n, per_card = row.hw.count, row.hw.vram_gb / row.hw.count
+    same = [r for r in home.at(n) if r.hw.vram_gb / n == per_card]
+    found = smallest(same, [row.best], n, n)
+    return found if found is not None and found.row is row else Setup(row, best, (row.hw.name,))
+
+
 def verdict_of(b: Builder, req: Request, home: Home) -> tuple[Setup | None, bool]:
     """The fewest desktop cards that hold it, and whether at a lighter precision than asked
     or shipped: as asked (up to four cards when the precision was said, one when it ships
@@ -159,7 +175,7 @@ def verdict_of(b: Builder, req: Request, home: Home) -> tuple[Setup | None, bool
     if verdict is None and (four := _four_bits(b, req)):
         verdict = smallest(home, four, most)
         if verdict is not None:
-            return verdict, True
+            return _at_best(home, verdict), True
     if verdict is None and not said:
         verdict = smallest(home, [first], most)
     return verdict, False
@@ -173,13 +189,14 @@ def options(b: Builder, req: Request, home: Home) -> tuple[list[BuyOption], bool
         return [], False
     first, most = req.precision, HOME_COUNTS[-1]
     out = [_option("verdict", verdict)]
-    at = [verdict.option.precision]
-    vcard = verdict.row.hw.vram_gb / verdict.row.hw.count
-    if not _tight(verdict):  # a smaller card that holds it tight: said beside it
-        snug = smallest(home, at, verdict.row.hw.count, verdict.row.hw.count, vcard)
-        if snug is not None and _tight(snug):
-            out.append(_option("tight", snug))
-    pair = smallest(home, at, 2, 2, vcard) if verdict.row.hw.count == 1 else None
+    # the precisions the verdict was found at (4-bit ones, when it was shown heavier)
+    at = _four_bits(b, req) if lighter else [verdict.option.precision]
+    n = verdict.row.hw.count
+    vcard = verdict.row.hw.vram_gb / n
+    snug = None if _tight(verdict) else smallest(home, at, n, n, vcard)
+    if snug is not None and _tight(snug):  # a smaller card that holds it tight: said beside
+        out.append(_option("tight", snug))
+    pair = smallest(home, at, 2, 2, vcard) if n == 1 else None
     if pair is not None and not _tight(pair):  # two smaller cards with real room
         out.append(_option("pair", pair))
     if (big := _workstation(home, verdict)) is not None:
