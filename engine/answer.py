@@ -17,6 +17,7 @@ from engine.catalog import Catalog, load_catalog
 from engine.conversation import after_listing, listing_context
 from engine.i18n import pick_lang
 from engine.kinds.base import Builder
+from engine.kinds.buying import buying
 from engine.kinds.cheapest import cheapest_card
 from engine.kinds.compare import compare as compare_kind
 from engine.kinds.fit import fit, limit
@@ -42,6 +43,7 @@ from engine.understand.asks import (
     wants_a_model,
     wants_math,
     wants_rental,
+    wants_to_buy,
     weighs_cards,
 )
 from engine.understand.asks import (
@@ -389,6 +391,10 @@ def _dispatch(b: Builder) -> Answer:
     speed = q.wants_limit == "context" and asks_speed(q.text.lower())
     if q.wants_limit and not speed and (q.cards or q.owned or q.vram_gb or _prev_hw(b)):
         return limit(b, req)
+    # "which gpu should i buy for 70b", "w domu", "ที่บ้าน": desktop cards, not the fleet
+    named = q.cards or q.owned or q.vram_gb or q.unified
+    if not named and req.task == "inference" and wants_to_buy(q.text.lower()):
+        return buying(b, req)
     if q.budget_usd is not None and q.cards and req.task == "inference":
         return sizing(b, named_set_note(b, req, q.budget_usd))  # the budget, and the set
     if ((q.cards or q.owned or q.vram_gb) and req.task == "inference") or q.wants_fit:

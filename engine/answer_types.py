@@ -191,6 +191,26 @@ class RigCard(_Out):
     used_gb: float = 0.0
 
 
+class BuyOption(_Out):
+    """One setup of cards a person can own that holds the model, in a "what to buy" answer:
+    ``role`` says why it is listed ("verdict" first, then "tight": a smaller card that holds
+    it with little room, "pair": two smaller cards,
+    "workstation": the single card with the most memory, "shipped": the precision it ships
+    in, "lighter": a 4-bit precision on a smaller card). Physics only: never a price."""
+
+    role: str
+    card: str
+    cards: list[str]  # the cards of this memory that hold it as well (``card`` first)
+    count: int
+    vram_gb: float  # one card's
+    precision: str
+    total_gb: float
+    headroom_gb: float
+    tight: bool
+    decode_tok_s: float | None = None
+    rented: bool = False  # whether the fleet also rents this card (cards.yaml)
+
+
 class CardInfo(_Out):
     name: str
     vram_gb: float
@@ -319,6 +339,9 @@ class Answer(_Out):
     show_math: bool = False
     # kind "capacity" asked about an owned card itself: the card's sheet beside its list
     owned_card: OwnedCardInfo | None = None
+    # "what should I buy", "at home": the setups of cards a person can own that hold it, the
+    # verdict first (``leads_with`` is then "buying"); [] for every other answer
+    buying: list[BuyOption] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The public JSON contract (keys are only ever added, never renamed)."""

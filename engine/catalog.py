@@ -245,6 +245,8 @@ def _check_fleet(fleet: CardsFile, books: dict[str, PriceBook]) -> None:
                 raise CatalogError(f, c.name, "set_sizes", f"{n} has no discount tier")
         if c.min_count > 1 and c.min_count not in c.set_sizes:
             raise CatalogError(f, c.name, "min_count", "must be one of set_sizes")
+        if c.desktop and c.min_count != 1:  # one bought card holds what one rented card does
+            raise CatalogError(f, c.name, "desktop", "a desktop card must be rentable singly")
         for r in c.regions:
             if r not in regions:
                 raise CatalogError(f, c.name, "regions", f"unknown region {r}")

@@ -75,6 +75,7 @@ class Card(_Data):
     caveats: list[str]
     hourly_usd: float | None = None
     bridge_gbps: float | None = None  # an optional NVLink bridge a pair may add, when stated
+    desktop: bool = False  # a card a person can buy for a desktop ("what should I buy" answers)
 
     @property
     def usd_per_gb_month(self) -> float:
@@ -94,7 +95,7 @@ class CardsFile(_Data):
 
 class OwnedCard(_Data):
     """A card people own that the fleet does not rent (``data/hardware.yaml``): judged by
-    physics only, never priced or recommended."""
+    physics only, never priced or the fleet's pick (a "what to buy" answer weighs them)."""
 
     name: str
     aliases: list[str]

@@ -37,6 +37,7 @@ WARM_QUESTIONS: tuple[tuple[str, str | None], ...] = (
     ("how to compute kv cache", None),
     ("help", None),
     ("does claude fit on a 4090", None),
+    ("which gpu should i buy for 70b at home", None),  # what to buy: every desktop card
     ("7b vs 13b", None),
     ("qlora 13b", None),
     ("full fine-tune 7b on 8x h100", None),

@@ -253,6 +253,10 @@ def _verdict(answer: Answer, cat: Catalog, teaser: bool) -> list[str]:
     lang = answer.lang
     rec = answer.recommendation
     total = (answer.memory_gb or {}).get("total")
+    if answer.leads_with == "buying" and answer.sections:  # "what to buy": the setup first
+        others = answer.sections[0].lines  # the setups (the first is the headline's), a rental
+        others = others[1:] if answer.buying else others
+        return [answer.headline, *others[:2], *others[2:][-1:]]  # the rental line last
     if answer.kind == "fit" and answer.fit is not None:
         # "X on A or B": a verdict line for each card asked about, not the first alone
         fits = _asked_fits(answer)[:3]

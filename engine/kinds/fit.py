@@ -182,11 +182,17 @@ BRIDGE = "NVLink bridge (pairs)"  # a bridge the person says their pair has
 
 
 def fit(b: Builder, req: Request) -> Answer:
+    return b.finish(fit_answer(b, req))
+
+
+def fit_answer(b: Builder, req: Request, on: list[Hardware] | None = None) -> Answer:
+    """The fit answer, described but not finished; ``on``: the hardware to judge it on
+    instead of what the question names (a "what to buy" answer's chosen setup)."""
     assert req.model is not None
     bd = b.breakdown(req)
     w = b.workload(req, bd.total)
-    mine = rig_of(b)  # the person's own different cards, as one (engine/kinds/rig.py)
-    hws = [mine.hw] if mine is not None else targets(b, req)
+    mine = rig_of(b) if on is None else None  # the person's own cards, as one (kinds/rig.py)
+    hws = on if on is not None else [mine.hw] if mine is not None else targets(b, req)
     mac = b.q.unified and mine is None  # a Mac: its memory is the plain amount asked
     fits = [
         mac_fit(b, hw, req, w)
@@ -243,9 +249,9 @@ def fit(b: Builder, req: Request) -> Answer:
         }
     )
     describe_fit(b.voice, answer)
-    if asks_speed(b.q.text.lower()):  # "how fast", "tok/s": the decode ceiling first
+    if on is None and asks_speed(b.q.text.lower()):  # "how fast", "tok/s": its speed first
         lead_with(answer, speed_lead(b.voice, answer))
-    return b.finish(answer)
+    return answer
 
 
 def limit_hardware(b: Builder) -> Hardware | None:

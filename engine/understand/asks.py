@@ -24,6 +24,7 @@ __all__ = [
     "wants_code",
     "wants_math",
     "wants_rental",
+    "wants_to_buy",
     "weighs_cards",
 ]
 
@@ -98,6 +99,38 @@ def about_owned_card(low: str, model_words: str) -> bool:
     if "model" in low or "kod" in low or _ABOUT_OWNED.search(low) is None or wants_code(low):
         return False
     return all(w in _OWNED_FILLER or _ABOUT_OWNED.fullmatch(w) for w in model_words.split())
+
+
+# "which gpu should i buy", "at home", "home rig", "locally", "on my pc", "consumer card",
+# "kupić", "w domu", "lokalnie", "ซื้อ", "ที่บ้าน": the cards a person can own are asked about
+_BUY = lazy(
+    r"\b(?:buy\w*|purchas\w*|at home|home[- ]?(?:rig|lab|server|setup|pc|build|computer)s?"
+    r"|homelab\w*|locally|local (?:rig|setup|machine|pc|box|build|hardware)"
+    r"|(?:on|for) (?:my|a|our) (?:own )?(?:pc|desktop|computer|machine|workstation|gaming pc)"
+    r"|consumer (?:cards?|gpus?|hardware)|desktop (?:cards?|gpus?|pc)"
+    r"|kupi\w*|kupowa\w*|zakup\w*|w domu|domow\w*|lokalnie"
+    r"|na (?:moim|swoim|w[łl]asnym) (?:komputerze|pc|kompie|sprz[ęe]cie|desktopie)"
+    r"|konsumenck\w*)\b|ซื้อ|ที่บ้าน|เครื่องตัวเอง|คอมตัวเอง"
+)
+# renting is said too ("buy or rent?"): the fleet's answer, as before
+_RENT_WORDS = ("rent", "wynaj", "เช่า")
+
+
+def wants_to_buy(low: str) -> bool:
+    """Whether the words ask what to buy or run at home ("which gpu should i buy for 70b",
+    "co kupić do qwen 32b", "รัน 70b ที่บ้าน"): literals first, the search only when one is
+    there, so the other questions pay a few substring tests."""
+    if not (
+        "buy" in low or "purchas" in low or "home" in low or "local" in low or "my " in low
+        or "consumer" in low or "desktop" in low or "kup" in low or "w domu" in low
+        or "domow" in low or "lokaln" in low or "ซื้อ" in low or "บ้าน" in low
+        or "ตัวเอง" in low or "a pc" in low or "our " in low or "moim " in low
+        or "swoim " in low or "asnym " in low
+    ):  # fmt: skip
+        return False
+    if any(w in low for w in _RENT_WORDS):
+        return False
+    return _BUY.search(low) is not None
 
 
 def owns_hardware(low: str) -> bool:
