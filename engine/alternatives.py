@@ -81,7 +81,7 @@ def recommend_with_alternatives(
     options, or else their first set (what ``recommend``'s scans find)."""
     pick, nodes = recommend(catalog, w)
     if pick is None:
-        return pick, nodes, []
+        return None, nodes, []
     return pick, None, alternatives(catalog, w, pick, budget)
 
 
