@@ -196,8 +196,11 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     gaps: list[str] = []  # the words between each two cards named (rig.joined reads them)
     mentions: list[tuple[str, int | None]] = []  # each card named and its count, repeats kept
     may_card = digits and bool(flags & HAS_CARD_WORD)  # each card name holds a digit
-    while may_card and seen < MAX_MENTIONS:  # a walrus here with the loop's `continue`s
-        if not (found := find_card(s, pats, pos)):  # breaks mypyc's C (deploy/native.py)
+    while True:  # the conditions in the body: with them in the `while`, its `continue`s
+        if not may_card or seen >= MAX_MENTIONS:  # broke mypyc's C (deploy/native.py)
+            break
+        found = find_card(s, pats, pos)
+        if not found:
             break
         seen += 1
         start, end, alias, n = found
