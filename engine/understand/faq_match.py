@@ -6,7 +6,7 @@ and remembered: words repeat) name the few keywords worth checking.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import partial
 
 from engine.catalog import Catalog
@@ -28,6 +28,11 @@ class FaqIndex:
     ids: frozenset[str]
     # A question word -> the keywords whose longest word it holds (filled as words are met).
     word_entries: dict[str, tuple[int, ...]] = field(default_factory=dict, compare=False)
+
+    def __reduce__(self) -> tuple[type[FaqIndex], tuple[object, ...]]:
+        """Pickled field by field (the catalog cache): compiled (deploy/native.py), a frozen
+        class has no ``__dict__`` for pickle to restore."""
+        return FaqIndex, tuple(getattr(self, f.name) for f in fields(self))
 
 
 def _grams(text: str) -> set[str]:

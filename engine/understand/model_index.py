@@ -8,7 +8,7 @@ cached by catalog identity, so a reload builds a fresh index for both.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 
 from engine.catalog import Catalog, norm
@@ -88,6 +88,11 @@ class ModelIndex:
     # A written word -> what it is as a name word (model_match), filled as words are met.
     word_kinds: dict[str, tuple[str, int]] = field(default_factory=dict, compare=False)
 
+    def __reduce__(self) -> tuple[type[ModelIndex], tuple[object, ...]]:
+        """Pickled field by field (the catalog cache): compiled (deploy/native.py), a frozen
+        class has no ``__dict__`` for pickle to restore."""
+        return ModelIndex, tuple(getattr(self, f.name) for f in fields(self))
+
 
 @dataclass(frozen=True, eq=False)
 class CompletionKeys:
@@ -100,6 +105,11 @@ class CompletionKeys:
     owners: tuple[int, ...]  # key -> model position
     models: tuple[ModelSpec, ...]
     newest_rank: tuple[int, ...]  # model position -> 0 for the newest release
+
+    def __reduce__(self) -> tuple[type[CompletionKeys], tuple[object, ...]]:
+        """Pickled field by field (the catalog cache): compiled (deploy/native.py), a frozen
+        class has no ``__dict__`` for pickle to restore."""
+        return CompletionKeys, tuple(getattr(self, f.name) for f in fields(self))
 
 
 def _completion_keys(models: tuple[ModelSpec, ...], rank: list[int]) -> CompletionKeys:
