@@ -16,14 +16,10 @@ from engine.catalog import Catalog, norm
 from engine.lazyre import lazy
 from engine.limits import parse_token_count
 from engine.models import ModelSpec
-from engine.understand import (
-    STOP_WORDS,
-    CompletionKeys,
-    match_models,
-    model_index,
-    model_key,
-    size_matches,
-)
+from engine.understand import STOP_WORDS, CompletionKeys, match_models, model_key, size_matches
+
+# From its module: compiled (deploy/native.py), the package's name `model_index` is the module.
+from engine.understand.model_index import model_index
 
 __all__ = [
     "MAX_CHOICE_CHARS",

@@ -22,7 +22,7 @@ from engine.understand import (
     parse,
     size_matches,
 )
-from engine.understand import model_index as token_index
+from engine.understand.model_index import model_index as token_index
 
 
 @pytest.fixture(scope="module")
