@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: run test test-slow lint check-data lock clean image-test
+.PHONY: run test test-slow lint check-data lock clean image-test native native-clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -43,6 +43,15 @@ test-slow: $(STAMP_TEST)
 image-test: $(STAMP_TEST)
 	PYTHON=$(BIN)/python bash deploy/image-test.sh
 
+# Optional: the engine's hot modules compiled to C with mypyc (deploy/native.py; needs a C
+# compiler). The same sources, a quarter fewer instructions per warm answer; an edit after the
+# build is noticed on import and the sources run until it is rebuilt.
+native: $(STAMP_TEST)
+	$(BIN)/python deploy/native.py
+
+native-clean:
+	$(BIN)/python deploy/native.py --clean
+
 lint: $(STAMP_TEST)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy
 
@@ -59,4 +68,5 @@ lock: $(BIN)/python
 	    --index-url https://pypi.org/simple ) > deploy/requirements.image.lock
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis engine/_native.txt
+	find engine -name '*.so' -delete

@@ -6,6 +6,10 @@ hold as fields) or :func:`compare` (several things side by side) and render the
 environment or imports a platform library. Everything an adapter needs is named here.
 """
 
+# isort: off
+import engine.native_guard  # noqa: F401  (first: a stale compiled build is bypassed)
+
+# isort: on
 from engine.answer import ask, compare, context_of, default_catalog
 from engine.answer_types import (
     Answer,

@@ -1,0 +1,57 @@
+"""A compiled build (deploy/native.py) older than a source it compiled would answer with the
+old code: on import of ``engine``, every compiled module is then imported from its source."""
+
+from __future__ import annotations
+
+import os
+import sys
+from importlib.machinery import ModuleSpec
+
+STAMP = "_native.txt"  # what deploy/native.py compiled, one module a line
+LIB = "_native__mypyc"  # the shared library every compiled module loads
+
+
+def stale_sources(here: str) -> dict[str, str] | None:
+    """The compiled modules' sources (name -> path) when the build in ``here`` is older than
+    any of them or incomplete; ``None`` when there is no build or it is up to date."""
+    try:
+        with open(os.path.join(here, STAMP), encoding="utf-8") as f:
+            names = f.read().split()
+    except OSError:
+        return None  # no compiled build: the sources are what runs
+    root = os.path.dirname(here)
+    lib = [n for n in os.listdir(here) if n.startswith(LIB) and n.endswith(".so")]
+    built = os.stat(os.path.join(here, lib[0])).st_mtime if lib else 0.0
+    sources = {n: os.path.join(root, *n.split(".")) + ".py" for n in names}
+    if all(os.path.exists(p) and os.stat(p).st_mtime <= built for p in sources.values()):
+        return None
+    return sources
+
+
+class SourcesFirst:
+    """Finds each compiled module's source ahead of its ``.so`` (put first on sys.meta_path)."""
+
+    def __init__(self, sources: dict[str, str]) -> None:
+        self.sources = sources
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> ModuleSpec | None:
+        from importlib.util import spec_from_file_location
+
+        file = self.sources.get(name)
+        if file is None or not os.path.exists(file):
+            return None
+        return spec_from_file_location(name, file)
+
+
+def check() -> None:
+    sources = stale_sources(os.path.dirname(os.path.abspath(__file__)))
+    if sources is None:
+        return
+    sys.meta_path.insert(0, SourcesFirst(sources))
+    sys.stderr.write(
+        "vramchat: the compiled engine is older than its sources; running the sources "
+        "(rebuild: python deploy/native.py, or remove it: --clean)\n"
+    )
+
+
+check()

@@ -1,0 +1,67 @@
+"""The optional compiled engine (deploy/native.py) is never used older than its sources."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from engine.native_guard import SourcesFirst, stale_sources
+
+
+def _build(tmp_path: Path, *, lib_age: float, src_age: float) -> Path:
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    src = pkg / "sub" / "mod.py"
+    src.write_text("WHERE = 'source'\n")
+    lib = pkg / "_native__mypyc.cpython-311-x86_64-linux-gnu.so"
+    lib.write_bytes(b"")
+    (pkg / "_native.txt").write_text("pkg.sub.mod\n")
+    now = 1_700_000_000.0
+    os.utime(lib, (now - lib_age, now - lib_age))
+    os.utime(src, (now - src_age, now - src_age))
+    return pkg
+
+
+def test_no_build_means_the_sources(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    assert stale_sources(str(tmp_path / "pkg")) is None
+
+
+def test_a_build_newer_than_its_sources_is_used(tmp_path: Path) -> None:
+    pkg = _build(tmp_path, lib_age=10, src_age=100)
+    assert stale_sources(str(pkg)) is None
+
+
+def test_an_edit_after_the_build_runs_the_sources(tmp_path: Path) -> None:
+    pkg = _build(tmp_path, lib_age=100, src_age=10)
+    sources = stale_sources(str(pkg))
+    assert sources == {"pkg.sub.mod": str(pkg / "sub" / "mod.py")}
+    spec = SourcesFirst(sources).find_spec("pkg.sub.mod")
+    assert spec is not None and spec.origin == str(pkg / "sub" / "mod.py")
+    assert SourcesFirst(sources).find_spec("pkg.other") is None
+
+
+def test_a_build_without_its_library_runs_the_sources(tmp_path: Path) -> None:
+    pkg = _build(tmp_path, lib_age=10, src_age=100)
+    next(pkg.glob("_native__mypyc*.so")).unlink()
+    assert stale_sources(str(pkg)) is not None
+
+
+def test_the_finder_imports_the_source(tmp_path: Path) -> None:
+    pkg = _build(tmp_path, lib_age=100, src_age=10)
+    sources = stale_sources(str(pkg))
+    assert sources is not None
+    finder = SourcesFirst(sources)
+    sys.path.insert(0, str(tmp_path))
+    sys.meta_path.insert(0, finder)
+    try:
+        import pkg.sub.mod as mod  # type: ignore[import-not-found]
+
+        assert mod.WHERE == "source"
+    finally:
+        sys.meta_path.remove(finder)
+        sys.path.remove(str(tmp_path))
+        for name in ("pkg.sub.mod", "pkg.sub", "pkg"):
+            sys.modules.pop(name, None)
