@@ -102,8 +102,8 @@ def ask(
     if q.budget_usd is not None and q.wants_hourly:  # "$1 per hour": the month it comes to
         q.budget_usd *= cat.fleet.provider.hours_per_month  # (a kept budget is monthly)
     if previous is not None and previous.vram_gb and q.vram_gb is None:
-        _keep_amount(q, previous.vram_gb)
-        q.unified = q.unified or (previous.mac is not None and q.vram_gb == previous.vram_gb)
+        kept = _keep_amount(q, previous.vram_gb)  # a flag: q.vram_gb reads as None to mypy here
+        q.unified = q.unified or (kept and previous.mac is not None)
     if previous is not None and previous.budget_usd and q.budget_usd is None:
         _keep_budget(q, previous.budget_usd)
     forced = pick_lang(lang)
@@ -245,13 +245,15 @@ def _keep_budget(q: Query, budget_usd: float) -> None:
         q.budget_usd = budget_usd
 
 
-def _keep_amount(q: Query, vram_gb: float) -> None:
+def _keep_amount(q: Query, vram_gb: float) -> bool:
     """A follow-up that names no hardware ("and at 32k?") stays on the last plain amount;
-    one that asks what to rent ("which card do i need at 32k?") leaves it."""
+    one that asks what to rent ("which card do i need at 32k?") leaves it. True: kept."""
     if q.cards or q.owned or q.count is not None or wants_rental(q.text.lower()):
-        return
+        return False
     if q.followup or (not q.has_subject and q.has_modifier):
         q.vram_gb = vram_gb
+        return True
+    return False
 
 
 def _several(b: Builder, req: Request) -> Request:

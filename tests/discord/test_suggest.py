@@ -74,6 +74,10 @@ def test_long_completions_are_clipped(catalog: Catalog) -> None:
     assert out and all(len(n) <= MAX_CHOICE_CHARS for n, _ in out)
 
 
+@pytest.mark.skipif(
+    str(suggest_mod.__file__).endswith(".so"),
+    reason="compiled (deploy/native.py): calls inside the module do not see a patched name",
+)
 def test_internal_failure_returns_nothing(
     catalog: Catalog, monkeypatch: pytest.MonkeyPatch
 ) -> None:
