@@ -6,6 +6,8 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 from engine.native_guard import SourcesFirst, stale_sources
 
 
@@ -65,3 +67,19 @@ def test_the_finder_imports_the_source(tmp_path: Path) -> None:
         sys.path.remove(str(tmp_path))
         for name in ("pkg.sub.mod", "pkg.sub", "pkg"):
             sys.modules.pop(name, None)
+
+
+def test_a_fresh_build_is_what_runs() -> None:
+    """With `make native` done and no edit since, every module it lists runs compiled."""
+    import importlib
+
+    import engine
+
+    here = os.path.dirname(os.path.abspath(engine.__file__))
+    stamp = Path(here) / "_native.txt"
+    if not stamp.exists() or stale_sources(here) is not None:
+        pytest.skip("no compiled build, or one older than its sources")
+    names = stamp.read_text(encoding="utf-8").split()
+    assert names
+    for name in names:
+        assert str(importlib.import_module(name).__file__).endswith(".so"), name
