@@ -9,9 +9,9 @@ and lists the detail blocks (everything the answer knows) that the renderers put
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from bot.render.clip import ELLIPSIS, clip, spaced, units
 from bot.render.lead import change_words, lead, on_the_same
 from engine import (
     Answer,
@@ -37,8 +37,6 @@ __all__ = [
 MAX_SHORT_LINES = 8
 MAX_SHORT_CHARS = 450  # visible characters, counted in UTF-16 units as Telegram and Discord do
 LINE_MAX = 170  # one caveat or alternative never crowds out the rest
-ELLIPSIS = "…"
-_SPACES = re.compile(r"[ \t\r\n]+")
 # caveats that change the decision come first; the others wait in the details
 _URGENT = (
     "per_hour",  # asked for: the question's own answer
@@ -56,22 +54,12 @@ _SAFER = ("roomier", "faster", "cuda")
 _CHEAPER = ("lower_precision", "cheaper_set")
 
 
-def units(text: str) -> int:
-    """Length as both chat platforms count it (UTF-16 code units)."""
-    return len(text.encode("utf-16-le")) // 2
-
-
-def _clip(text: str, limit: int) -> str:
-    text = _SPACES.sub(" ", text).strip()  # not str.split(): it would eat no-break spaces
-    if units(text) <= limit:
-        return text
-    out = ""
-    for ch in text:
-        if units(out + ch) > limit - 1:
-            break
-        out += ch
-    cut = out.rsplit(" ", 1)[0] if " " in out[len(out) // 2 :] else out
-    return cut.rstrip(" ,;:·-") + ELLIPSIS
+def _shaped(lines: list[str], more_line: bool) -> list[str]:
+    """A chat's first message: each line within its share; where the details follow at once
+    (plain text, Markdown) whole lines, as the terminal wraps them."""
+    if not more_line:
+        return [spaced(line) for line in lines if line]
+    return [clip(line, LINE_MAX if i else 2 * LINE_MAX) for i, line in enumerate(lines) if line]
 
 
 @dataclass(frozen=True)
@@ -348,9 +336,9 @@ def short_lines(
             lines.insert(1, "⚠️ " + note.text)  # right under the headline: it is the reason
         elif note is not None and answer.kind in ("card", "limit"):
             lines.append("⚠️ " + note.text)
-    lines = [_clip(line, LINE_MAX if i else 2 * LINE_MAX) for i, line in enumerate(lines) if line]
+    lines = _shaped(lines, more_line)
     if not lines:
-        lines = [_clip(answer.text, LINE_MAX) or ELLIPSIS]
+        lines = [clip(answer.text, LINE_MAX) or ELLIPSIS]
     more = t(catalog, lang, "short.more", n=hidden) if hidden and more_line else ""
     tail = [x for x in (more, footer) if x]
     lines = lines[: MAX_SHORT_LINES - len(tail)]
@@ -359,9 +347,9 @@ def short_lines(
         if not more and more_line:
             more = t(catalog, lang, "short.more_details")
             tail = [x for x in (more, footer) if x]
-    if _cost(lines + tail) > MAX_SHORT_CHARS:
+    if _cost(lines + tail) > MAX_SHORT_CHARS and more_line:
         room = MAX_SHORT_CHARS - _cost(tail) - (1 if tail else 0)
-        lines = [_clip(lines[0], room)]
+        lines = [clip(lines[0], room)]
     return lines + tail
 
 

@@ -322,16 +322,21 @@ def limit(b: Builder, req: Request) -> Answer:
     options: list[LimitOption] = []
     if mb == 0:
         for r in ladder.ladder_requests(b, hw, inf):
-            users = ladder.max_users(b, hw, r)
-            if users == 0 or r.precision == inf.precision:
+            if r.precision == inf.precision:
                 continue
+            users = ladder.max_users(b, hw, r)
             kv8 = r.model_copy(update={"kv_dtype": "fp8"})
+            # a rung that holds a user only with an FP8 cache still fits ("and at 32k?" was
+            # answered with INT4 and an FP8 KV cache): kept, so no sub-4-bit format is offered
+            users_fp8 = ladder.max_users(b, hw, kv8) if r.kv_dtype != "fp8" else users
+            if users == 0 and users_fp8 == 0:
+                continue
             options.append(
                 LimitOption(
                     precision=r.precision,
-                    max_context_tokens=ladder.max_context(b, hw, r),
+                    max_context_tokens=ladder.max_context(b, hw, r if users else kv8),
                     max_batch=users,
-                    max_batch_kv_fp8=ladder.max_users(b, hw, kv8),
+                    max_batch_kv_fp8=users_fp8,
                 )
             )
     if mb == 0 and not options:  # no 4-bit format either: the heaviest one below 4 bits

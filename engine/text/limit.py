@@ -33,7 +33,8 @@ def headline(v: Voice, req: Request, lim: Limit, asked: str | None, users_kv8: i
         "at": ctx_text(v, req.context_tokens),
     }
     mctx, mb = lim.max_context_tokens or 0, lim.max_batch or 0
-    if mb or mctx:
+    no_user = asked == "batch" and not mb and bool(lim.options)  # "how many users?": none here
+    if (mb or mctx) and not no_user:
         if asked == "batch" and mb:
             key = "headline.limit_users" if mb > 1 else "headline.limit_user_one"
             text = v.t(key, users=v.nums[0][mb], **params)
@@ -64,6 +65,8 @@ def headline(v: Voice, req: Request, lim: Limit, asked: str | None, users_kv8: i
             )
         return text
     most = max(lim.options, key=lambda o: o.max_batch)
+    if mctx or not best.max_batch:  # it runs at a shorter context, or the best needs FP8 KV
+        return _users_elsewhere(v, lim, params, mctx)
     return v.t(
         "headline.limit_other",
         best=best.precision.upper(),
@@ -72,6 +75,42 @@ def headline(v: Voice, req: Request, lim: Limit, asked: str | None, users_kv8: i
         most_users=v.nums[0][most.max_batch],
         **params,
     )
+
+
+def _users_elsewhere(v: Voice, lim: Limit, params: dict[str, Any], mctx: int) -> str:
+    """No user at the asked precision and context: why (it does not fit, or only a shorter
+    context does), then the heaviest precision that holds one (with an FP8 KV cache if that
+    is what it takes, as the fit answer before it said) and the one that holds the most."""
+    intro = (
+        v.t("headline.limit_no_user", ctx=ctx_text(v, mctx), **params)
+        if mctx
+        else v.t("headline.limit_not_here", **params)
+    )
+    best = lim.options[0]
+    most = max(lim.options, key=lambda o: o.max_batch)
+    at = params["at"]
+    if best.max_batch:
+        return f"{intro} " + v.t(
+            "headline.limit_then",
+            best=best.precision.upper(),
+            users=v.nums[0][best.max_batch],
+            most=most.precision.upper(),
+            most_users=v.nums[0][most.max_batch],
+            at=at,
+        )
+    text = f"{intro} " + v.t(
+        "headline.limit_then_kv8",
+        best=best.precision.upper(),
+        users=v.nums[0][best.max_batch_kv_fp8],
+        at=at,
+    )
+    if most.max_batch > best.max_batch_kv_fp8:
+        text += " " + v.t(
+            "headline.limit_most",
+            most=most.precision.upper(),
+            most_users=v.nums[0][most.max_batch],
+        )
+    return text
 
 
 def _engine_note(v: Voice, full: int, share: int | None, what: str) -> str:
@@ -85,6 +124,14 @@ def _engine_note(v: Voice, full: int, share: int | None, what: str) -> str:
 
 
 def _option_line(v: Voice, o: LimitOption, req: Request) -> str:
+    if not o.max_batch:  # fits only with an FP8 KV cache: its figures are with that cache
+        return v.t(
+            "limit.option_kv8",
+            prec=o.precision.upper(),
+            users_kv8=v.nums[0][o.max_batch_kv_fp8],
+            at=ctx_text(v, req.context_tokens),
+            ctx=ctx_text(v, o.max_context_tokens),
+        )
     return v.t(
         "limit.option" if o.max_batch != 1 else "limit.option_one",
         prec=o.precision.upper(),
@@ -109,8 +156,11 @@ def describe_limit(
                 label=f"{mctx / 1024:.0f}k",
                 batch=req.batch,
             ),
-            v.t("limit.batch", batch=v.nums[0][mb], ctx=ctx_text(v, req.context_tokens)),
         ]
+        if mb or not lim.options:  # no "0 users" line when the precisions that hold one follow
+            lines.append(
+                v.t("limit.batch", batch=v.nums[0][mb], ctx=ctx_text(v, req.context_tokens))
+            )
         ctx90, mb90 = lim.engine_context_tokens, lim.engine_batch
         if ctx90 is not None and mb90 is not None and (ctx90 < mctx or mb90 < mb):
             lines.append(_other_share(v, "limit.engine", ctx90, mb90, req))

@@ -18,6 +18,10 @@ def speed_lead(v: Voice, a: Answer) -> str:
     if req is None or f is None or len(a.fits) > 1:
         return ""
     hw = f.card if f.count == 1 else f"{f.count}× {f.card}"
+    if not f.decode_tok_s and (f.fits or f.best is not None):  # it runs: no bandwidth known
+        # (a Mac, a plain amount): said as such, never "holds it at no precision"; the fit
+        # headline after it says at which precision it runs
+        return v.t("headline.speed_no_figure", hw=f.mac or hw)
     if not f.decode_tok_s:
         return v.fill["headline.speed_none:request,hw"]((_label(v, req), hw))
     tok = v.nums[0][f.decode_tok_s]
