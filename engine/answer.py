@@ -18,6 +18,7 @@ from engine.conversation import after_listing, listing_context
 from engine.i18n import pick_lang
 from engine.kinds.base import Builder
 from engine.kinds.buying import buying
+from engine.kinds.buying_train import buying_training
 from engine.kinds.cheapest import cheapest_card
 from engine.kinds.compare import compare as compare_kind
 from engine.kinds.fit import fit, limit
@@ -393,8 +394,8 @@ def _dispatch(b: Builder) -> Answer:
         return limit(b, req)
     # "which gpu should i buy for 70b", "w domu", "ที่บ้าน": desktop cards, not the fleet
     named = q.cards or q.owned or q.vram_gb or q.unified
-    if not named and req.task == "inference" and wants_to_buy(q.text.lower()):
-        return buying(b, req)
+    if not named and wants_to_buy(q.text.lower()):
+        return buying(b, req) if req.task == "inference" else buying_training(b, req)
     if q.budget_usd is not None and q.cards and req.task == "inference":
         return sizing(b, named_set_note(b, req, q.budget_usd))  # the budget, and the set
     if ((q.cards or q.owned or q.vram_gb) and req.task == "inference") or q.wants_fit:

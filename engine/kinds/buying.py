@@ -228,7 +228,7 @@ def buying(b: Builder, req: Request) -> Answer:
         top = max(home.at(1), key=lambda r: r.hw.vram_gb)
         asked = fit_answer(b, req, [top.hw])
         describe_buying(b.voice, asked, [], req, None, HOME_COUNTS[-1])
-        return _finish(b, asked)
+        return finish_buy(b, asked)
     v = found[0]
     row = next(r for r in home.at(v.count) if r.hw.name == v.card)
     shown = req
@@ -241,10 +241,10 @@ def buying(b: Builder, req: Request) -> Answer:
     describe_buying(b.voice, answer, found, req, full, HOME_COUNTS[-1])
     # a follow-up ("and at 32k?") refines the setup chosen
     answer.__dict__["request"] = shown.model_copy(update={"card": v.card, "count": v.count})
-    return _finish(b, answer)
+    return finish_buy(b, answer)
 
 
-def _finish(b: Builder, answer: Answer) -> Answer:
+def finish_buy(b: Builder, answer: Answer) -> Answer:
     b.caveat("buy_physics")
     # the rental cards an FP8 checkpoint leaves out do not matter to what a person buys
     b.caveats = [n for n in b.caveats if n.code != "fp8_cards"]
