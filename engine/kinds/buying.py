@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from engine.answer_types import Answer, BuyOption, FitOption, Request
+from engine.answer_types import Answer, BuyOption, FitOption, Request, Section
 from engine.kinds import ladder
 from engine.kinds.base import Builder
 from engine.kinds.fit import fit_answer
@@ -244,8 +244,31 @@ def buying(b: Builder, req: Request) -> Answer:
     return finish_buy(b, answer)
 
 
+def budget_said(b: Builder) -> str | None:
+    """The amount a buy question gave to spend ("under $2000", "za 5000 zł"), as said: a
+    purchase budget, which no data prices (only rentals are priced)."""
+    q = b.q
+    if q.other_money is not None:
+        return q.other_money
+    return b.usd(q.budget_usd) if q.budget_usd is not None else None
+
+
+def buy_needs_model(b: Builder, amount: str) -> Answer:
+    """ "co kupić do domu za 5000 zł do llm": what was read (buying, the amount), what is
+    missing (the model or its size) and an example, not a request for a rental budget."""
+    lines = [
+        b.t("buy.need_model_read", amount=amount),
+        b.t("buy.need_model_missing"),
+        b.t("buy.need_model_example"),
+    ]
+    head = b.t("buy.need_model", amount=amount)
+    return b.finish(Answer(kind="faq", headline=head, sections=[Section(title="", lines=lines)]))
+
+
 def finish_buy(b: Builder, answer: Answer) -> Answer:
     b.caveat("buy_physics")
+    if (amount := budget_said(b)) is not None:  # a purchase budget: said we cannot price it
+        b.caveat("buy_budget", amount=amount)
     # the rental cards an FP8 checkpoint leaves out do not matter to what a person buys
     b.caveats = [n for n in b.caveats if n.code != "fp8_cards"]
     return b.finish(answer)
