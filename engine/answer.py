@@ -17,7 +17,7 @@ from engine.catalog import Catalog, load_catalog
 from engine.conversation import after_listing, listing_context
 from engine.i18n import pick_lang
 from engine.kinds.base import Builder
-from engine.kinds.buying import budget_said, buy_needs_model, buying
+from engine.kinds.buying import budget_said, buy_needs_model, buying, buys
 from engine.kinds.buying_train import buying_training
 from engine.kinds.cheapest import cheapest_card
 from engine.kinds.compare import compare as compare_kind
@@ -293,13 +293,6 @@ def _least_count(card: Card, w: Workload) -> int | None:
     return next((n for n in range(first, last + 1) if set_headroom_gb(card, n, w) >= 0), None)
 
 
-def _buys(b: Builder) -> bool:
-    """A buy question naming no hardware of its own ("which gpu to buy", "w domu")."""
-    q = b.q
-    named = q.cards or q.owned or q.vram_gb or q.unified
-    return not named and wants_to_buy(q.text.lower())
-
-
 def _weighs_two_cards(q: Query) -> bool:
     """Two different cards named and weighed ("is the h200 worth it over h100?")."""
     cards = q.cards
@@ -362,7 +355,7 @@ def _dispatch(b: Builder) -> Answer:
         return card(b, q.cards[0].name)  # "card h100" asks about the card itself
     merged = build_request(b)
     # "co kupić do domu za 5000 zł", "best gpu to buy under $2000": money to buy with, not rent
-    buy_money = (q.other_money is not None or q.budget_usd is not None) and _buys(b)
+    buy_money = (q.other_money is not None or q.budget_usd is not None) and buys(b)
     if merged is None and buy_money:  # no model to size: what was read, what is missing
         return buy_needs_model(b, budget_said(b) or "")
     if merged is None and q.other_money is not None:  # "what fits 2000 zł": ask for dollars

@@ -20,6 +20,7 @@ from engine.kinds.hardware import Hardware, card_hardware, owned_hardware
 from engine.kinds.rungs import rungs
 from engine.recommend import is_tight
 from engine.text.buying import describe_buying
+from engine.understand.asks import wants_to_buy
 
 # Cards one desktop board takes: one, a pair, three or four; past four it is a server build.
 HOME_COUNTS = (1, 2, 3, 4)
@@ -242,6 +243,13 @@ def buying(b: Builder, req: Request) -> Answer:
     # a follow-up ("and at 32k?") refines the setup chosen
     answer.__dict__["request"] = shown.model_copy(update={"card": v.card, "count": v.count})
     return finish_buy(b, answer)
+
+
+def buys(b: Builder) -> bool:
+    """A buy question naming no hardware of its own ("which gpu to buy", "w domu")."""
+    q = b.q
+    named = q.cards or q.owned or q.vram_gb or q.unified
+    return not named and wants_to_buy(q.text.lower())
 
 
 def budget_said(b: Builder) -> str | None:

@@ -90,9 +90,11 @@ _ABOUT_OWNED = lazy(
 )
 # what else such a question may leave among the model words: what the card is for
 _OWNED_FILLER = frozenset(
-    ("llm", "llms", "ai", "local", "locally", "jest", "it", "use", "usage", "buy", "buying")
-    + ("purchase", "purchasing", "kupić", "kupic", "kupować", "kupowac", "kupno", "zakup")
-    + ("home", "domu", "now", "today", "teraz", "still", "nadal", "wciąż", "ซื้อ")
+    (
+        *("llm", "llms", "ai", "local", "locally", "jest", "it", "use", "usage", "buy", "buying"),
+        *("purchase", "purchasing", "kupić", "kupic", "kupować", "kupowac", "kupno", "zakup"),
+        *("home", "domu", "now", "today", "teraz", "still", "nadal", "wciąż", "ซื้อ"),
+    )
 )
 
 
