@@ -17,7 +17,8 @@ from engine.catalog import Catalog, load_catalog
 from engine.conversation import after_listing, listing_context
 from engine.i18n import pick_lang
 from engine.kinds.base import Builder
-from engine.kinds.buying import buying
+from engine.kinds.buying import budget_said, buy_needs_model, buying, buys
+from engine.kinds.buying_train import buying_training
 from engine.kinds.cheapest import cheapest_card
 from engine.kinds.compare import compare as compare_kind
 from engine.kinds.fit import fit, limit
@@ -355,9 +356,13 @@ def _dispatch(b: Builder) -> Answer:
     if q.wants_card_info and one_card and not rental:
         return card(b, q.cards[0].name)  # "card h100" asks about the card itself
     merged = build_request(b)
+    # "co kupić do domu za 5000 zł", "best gpu to buy under $2000": money to buy with, not rent
+    buy_money = (q.other_money is not None or q.budget_usd is not None) and buys(b)
+    if merged is None and buy_money:  # no model to size: what was read, what is missing
+        return buy_needs_model(b, budget_said(b) or "")
     if merged is None and q.other_money is not None:  # "what fits 2000 zł": ask for dollars
         return invalid_option(b, "budget_currency", q.other_money)
-    if q.other_money is not None:  # a model was asked about too: size it, and say so
+    if q.other_money is not None and not buy_money:  # a model was asked about too: say so
         b.caveat("other_currency", value=q.other_money)
     if merged is None:
         if q.faq_topic is not None and not q.budget_usd:
@@ -395,8 +400,8 @@ def _dispatch(b: Builder) -> Answer:
         return limit(b, req)
     # "which gpu should i buy for 70b", "w domu", "ที่บ้าน": desktop cards, not the fleet
     named = q.cards or q.owned or q.vram_gb or q.unified
-    if not named and req.task == "inference" and wants_to_buy(q.text.lower()):
-        return buying(b, req)
+    if not named and wants_to_buy(q.text.lower()):
+        return buying(b, req) if req.task == "inference" else buying_training(b, req)
     if q.budget_usd is not None and q.cards and req.task == "inference":
         return sizing(b, named_set_note(b, req, q.budget_usd))  # the budget, and the set
     if ((q.cards or q.owned or q.vram_gb) and req.task == "inference") or q.wants_fit:

@@ -196,7 +196,8 @@ class BuyOption(_Out):
     ``role`` says why it is listed ("verdict" first, then "tight": a smaller card that holds
     it with little room, "pair": two smaller cards,
     "workstation": the single card with the most memory, "shipped": the precision it ships
-    in, "lighter": a 4-bit precision on a smaller card). Physics only: never a price."""
+    in, "lighter": a 4-bit precision on a smaller card, "method": a lighter training
+    method on fewer cards). Physics only: never a price."""
 
     role: str
     card: str
@@ -209,6 +210,7 @@ class BuyOption(_Out):
     tight: bool
     decode_tok_s: float | None = None
     rented: bool = False  # whether the fleet also rents this card (cards.yaml)
+    task: str | None = None  # a training setup's method ("full", "lora", "qlora")
 
 
 class CardInfo(_Out):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from engine.answer_types import Answer, BuyOption, FitOption, Request
+from engine.answer_types import Answer, BuyOption, FitOption, Request, Section
 from engine.kinds import ladder
 from engine.kinds.base import Builder
 from engine.kinds.fit import fit_answer
@@ -20,6 +20,7 @@ from engine.kinds.hardware import Hardware, card_hardware, owned_hardware
 from engine.kinds.rungs import rungs
 from engine.recommend import is_tight
 from engine.text.buying import describe_buying
+from engine.understand.asks import wants_to_buy
 
 # Cards one desktop board takes: one, a pair, three or four; past four it is a server build.
 HOME_COUNTS = (1, 2, 3, 4)
@@ -228,7 +229,7 @@ def buying(b: Builder, req: Request) -> Answer:
         top = max(home.at(1), key=lambda r: r.hw.vram_gb)
         asked = fit_answer(b, req, [top.hw])
         describe_buying(b.voice, asked, [], req, None, HOME_COUNTS[-1])
-        return _finish(b, asked)
+        return finish_buy(b, asked)
     v = found[0]
     row = next(r for r in home.at(v.count) if r.hw.name == v.card)
     shown = req
@@ -241,11 +242,41 @@ def buying(b: Builder, req: Request) -> Answer:
     describe_buying(b.voice, answer, found, req, full, HOME_COUNTS[-1])
     # a follow-up ("and at 32k?") refines the setup chosen
     answer.__dict__["request"] = shown.model_copy(update={"card": v.card, "count": v.count})
-    return _finish(b, answer)
+    return finish_buy(b, answer)
 
 
-def _finish(b: Builder, answer: Answer) -> Answer:
+def buys(b: Builder) -> bool:
+    """A buy question naming no hardware of its own ("which gpu to buy", "w domu")."""
+    q = b.q
+    named = q.cards or q.owned or q.vram_gb or q.unified
+    return not named and wants_to_buy(q.text.lower())
+
+
+def budget_said(b: Builder) -> str | None:
+    """The amount a buy question gave to spend ("under $2000", "za 5000 zł"), as said: a
+    purchase budget, which no data prices (only rentals are priced)."""
+    q = b.q
+    if q.other_money is not None:
+        return q.other_money
+    return b.usd(q.budget_usd) if q.budget_usd is not None else None
+
+
+def buy_needs_model(b: Builder, amount: str) -> Answer:
+    """ "co kupić do domu za 5000 zł do llm": what was read (buying, the amount), what is
+    missing (the model or its size) and an example, not a request for a rental budget."""
+    lines = [
+        b.t("buy.need_model_read", amount=amount),
+        b.t("buy.need_model_missing"),
+        b.t("buy.need_model_example"),
+    ]
+    head = b.t("buy.need_model", amount=amount)
+    return b.finish(Answer(kind="faq", headline=head, sections=[Section(title="", lines=lines)]))
+
+
+def finish_buy(b: Builder, answer: Answer) -> Answer:
     b.caveat("buy_physics")
+    if (amount := budget_said(b)) is not None:  # a purchase budget: said we cannot price it
+        b.caveat("buy_budget", amount=amount)
     # the rental cards an FP8 checkpoint leaves out do not matter to what a person buys
     b.caveats = [n for n in b.caveats if n.code != "fp8_cards"]
     return b.finish(answer)

@@ -156,8 +156,11 @@ def verdict(
             price=v.usd(cheap.monthly_usd or 0.0) if cheap else "—",
         )
     held = [(a.fit, n) for a, n in zip(items, names, strict=True) if a.kind == "capacity"]
-    if len(held) == len(items):
-        sizes = [(f.vram_gb or 0.0) if f is not None else 0.0 for f, _ in held]
+    if len(held) == len(items) or _memory_each(items, counts):
+        sizes = _memory_each(items, counts) or [
+            (f.vram_gb or 0.0) if f is not None else 0.0 for f, _ in held
+        ]
+        held = [(None, n) for n in names]
         most = max(sizes)
         if len(set(sizes)) == 1:
             return v.t("compare.verdict_capacity_same", vram=v.gb(most))
@@ -224,6 +227,24 @@ def extra_line(v: Voice, sets: list[CardSet]) -> str:
     bandwidth = v.t(f"compare.extra_bw_{key}", pct=pct)
     return v.t("compare.extra", dear=dear.label, cheap=cheap.label, usd=v.usd(hi - lo),
                pct=v.num((hi / lo - 1) * 100), memory=memory, bandwidth=bandwidth)  # fmt: skip
+
+
+def _memory_each(items: list[Answer], counts: list[int | None] | None) -> list[float]:
+    """Each item's memory when cards and "what fits" lists are mixed ("2x 3090 vs 5090": a
+    card's sheet beside a capacity list), so the verdict still says which holds the most;
+    [] when not such a mix."""
+    kinds = {a.kind for a in items}
+    if kinds != {"card", "capacity"} or any(a.kind == "card" and a.card is None for a in items):
+        return []
+    out = []
+    for a, n in zip(items, counts or [None] * len(items), strict=True):
+        if a.kind == "card" and a.card is not None:
+            out.append(a.card.vram_gb * (n or 1))
+        elif a.fit is not None:
+            out.append(a.fit.vram_gb or 0.0)
+        else:
+            return []
+    return out
 
 
 def _fit_verdict(v: Voice, items: list[Answer], names: list[str]) -> str:

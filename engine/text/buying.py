@@ -34,12 +34,17 @@ def _setup(v: Voice, o: BuyOption) -> str:
     return v.t(key, count=o.count, cards=_cards(o), vram=vram)
 
 
+def _prec(v: Voice, o: BuyOption) -> str:
+    """ "INT4", or a training setup's method ("QLoRA", "full fine-tune")."""
+    return v.const["task." + o.task] if o.task else o.precision.upper()
+
+
 def option_line(v: Voice, o: BuyOption) -> str:
     tail = _speed(v, o.decode_tok_s)
     return v.t(
         "buy.option",
         setup=_setup(v, o),
-        prec=o.precision.upper(),
+        prec=_prec(v, o),
         total=v.gb(o.total_gb),
         room=_room(v, o),
         speed=(", " + tail) if tail else "",
@@ -47,6 +52,10 @@ def option_line(v: Voice, o: BuyOption) -> str:
 
 
 def _what(v: Voice, req: Request, precision: str) -> str:
+    if req.task != "inference":  # "a 13B model, QLoRA, sequence 2k"
+        task = v.const["task." + req.task]
+        seq = ctx_text(v, req.context_tokens)
+        return v.t("buy.train_what", model=model_label(v, req), task=task, seq=seq)
     users = v.t("label.users_one") if req.batch == 1 else v.t("label.users", n=req.batch)
     return v.t(
         "buy.what",
@@ -58,12 +67,19 @@ def _what(v: Voice, req: Request, precision: str) -> str:
 
 
 def headline(
-    v: Voice, a: Answer, found: list[BuyOption], req: Request, full_gb: float | None, most: int
+    v: Voice,
+    a: Answer,
+    found: list[BuyOption],
+    req: Request,
+    full_gb: float | None,
+    most: int,
+    asked: Request | None = None,
 ) -> str:
     """The verdict: the setup, what it holds, the room left and the speed; then why the
     precision is lighter than asked or shipped, when it is (``full_gb``: what it needs in
     that precision; None when the verdict's precision is the one asked or shipped;
-    ``most``: the most cards a home setup was tried with)."""
+    ``most``: the most cards a home setup was tried with; ``asked``: a training request
+    whose method no home setup holds, when ``req`` is the lighter method shown)."""
     total = (a.memory_gb or {}).get("total", 0.0)
     if not found:
         return v.t("buy.none", most=most, what=_what(v, req, req.precision), total=v.gb(total))
@@ -76,7 +92,10 @@ def headline(
         room=_room(v, top),
         speed=(", " + tail) if tail else "",
     )
-    if full_gb is not None:
+    if full_gb is not None and asked is not None and asked.task != "inference":
+        task = v.const["task." + asked.task]
+        text += " " + v.t("buy.train_too_big", task=task, total=v.gb(full_gb), most=most)
+    elif full_gb is not None:
         more = any(o.role == "shipped" for o in found)  # 2 to 4 cards hold it as asked
         key = "buy.too_big" if more else "buy.too_big_most"
         text += " " + v.t(key, prec=req.precision.upper(), total=v.gb(full_gb), most=most)
@@ -84,7 +103,13 @@ def headline(
 
 
 def describe_buying(
-    v: Voice, a: Answer, found: list[BuyOption], req: Request, full_gb: float | None, most: int
+    v: Voice,
+    a: Answer,
+    found: list[BuyOption],
+    req: Request,
+    full_gb: float | None,
+    most: int,
+    asked: Request | None = None,
 ) -> None:
     """Fill the fit answer ``a`` (on the verdict's setup) as a "what to buy" answer: the
     setups first, then the fit's own sections without the rental pick's (one line says it)."""
@@ -93,6 +118,8 @@ def describe_buying(
     rec = a.recommendation
     if rec is not None:
         prec = (found[0].precision if found else req.precision).upper()
+        if req.task != "inference":
+            prec = v.const["task." + req.task]
         lines.append(
             v.t("buy.rent", count=rec.count, card=rec.card, price=v.usd(rec.monthly_usd), prec=prec)
         )
@@ -100,6 +127,6 @@ def describe_buying(
     kept = [s for s in a.sections if s.title != cheapest]
     d = a.__dict__
     d["sections"] = [section(v.t("buy.title"), lines), *kept]
-    d["headline"] = headline(v, a, found, req, full_gb, most)
+    d["headline"] = headline(v, a, found, req, full_gb, most, asked)
     d["leads_with"] = "buying"
     d["buying"] = found

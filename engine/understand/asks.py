@@ -85,11 +85,17 @@ _ABOUT_OWNED = lazy(
     r"\b(?:spec\w*|bandwidth|memory|vram|fp8|support\w*|cards?|gpus?|info|about|pric\w*|cost\w*"
     r"|worth|good|decent|enough|any|ok|okay|fine|great|nada\w*|dobr\w*|warto|wystarcz\w*"
     r"|op[łl]aca\w*|sens\w*|przepustowo\w*|pami[ęe]\w*|kart\w*|koszt\w*|cen\w*|specyfikac\w*"
-    r"|rent\w*|wynaj\w*)\b"
-    r"|สเปค|สเป็ค|ดีไหม|ดีมั้ย|ดีมั๊ย|คุ้ม|พอไหม|พอมั้ย|การ์ด|แบนด์วิดท์|ราคา|ใช้ได้ไหม|เช่า"
+    r"|rent\w*|wynaj\w*|buy\w*|purchas\w*|kupi\w*|kupowa\w*|kupno|zakup\w*)\b"
+    r"|ซื้อ|สเปค|สเป็ค|ดีไหม|ดีมั้ย|ดีมั๊ย|คุ้ม|พอไหม|พอมั้ย|การ์ด|แบนด์วิดท์|ราคา|ใช้ได้ไหม|เช่า"
 )
 # what else such a question may leave among the model words: what the card is for
-_OWNED_FILLER = frozenset(("llm", "llms", "ai", "local", "locally", "jest", "it", "use", "usage"))
+_OWNED_FILLER = frozenset(
+    (
+        *("llm", "llms", "ai", "local", "locally", "jest", "it", "use", "usage", "buy", "buying"),
+        *("purchase", "purchasing", "kupić", "kupic", "kupować", "kupowac", "kupno", "zakup"),
+        *("home", "domu", "now", "today", "teraz", "still", "nadal", "wciąż", "ซื้อ"),
+    )
+)
 
 
 def about_owned_card(low: str, model_words: str) -> bool:

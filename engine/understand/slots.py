@@ -144,9 +144,23 @@ def read_numbers(  # noqa: C901 (one list of gated slots)
 
     big = flags & HAS_FOUR_DIGITS  # cuts only put spaces in: no new run of digits
     if q.context_tokens is None and big and (m := _free(BIG_NUMBER, s, words)):
-        q.context_tokens = int(m.group(1))
+        if not _a_year(s, m):  # "worth buying in 2026": a year, neither context nor a name
+            q.context_tokens = int(m.group(1))
         s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
     return s, size_neighbor
+
+
+# the words a year follows ("in 2026", "w 2026", "ปี 2026"), and the years read as such
+_YEAR_BEFORE = ("in", "w", "of", "by", "since", "until", "roku", "rok", "year", "ปี", "ในปี")
+_YEARS = range(2015, 2040)
+
+
+def _a_year(s: str, m: re.Match[str]) -> bool:
+    """Whether a bare four-digit number is a year said as one ("in 2026"), not a context."""
+    if int(m.group(1)) not in _YEARS:
+        return False
+    before = s[: m.start()].rstrip()
+    return before[before.rfind(" ") + 1 :] in _YEAR_BEFORE
 
 
 def _free(rx: re.Pattern[str], s: str, words: CatalogWords) -> re.Match[str] | None:
