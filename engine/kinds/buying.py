@@ -119,7 +119,9 @@ def _four_bits(b: Builder, req: Request) -> list[str]:
     return out
 
 
-def _option(role: str, s: Setup) -> BuyOption:
+def option(role: str, s: Setup, task: str | None = None) -> BuyOption:
+    """One setup as the answer lists it; ``task``: a training method (then no decode speed:
+    a training step is not a decode stream)."""
     hw, o = s.row.hw, s.option
     return BuyOption(
         role=role,
@@ -131,8 +133,9 @@ def _option(role: str, s: Setup) -> BuyOption:
         total_gb=o.total_gb,
         headroom_gb=o.headroom_gb,
         tight=is_tight(o.headroom_gb, hw.count),
-        decode_tok_s=o.decode_tok_s,
+        decode_tok_s=o.decode_tok_s if task is None else None,
         rented=s.row.rented,
+        task=task,
     )
 
 
@@ -189,25 +192,25 @@ def options(b: Builder, req: Request, home: Home) -> tuple[list[BuyOption], bool
     if verdict is None:
         return [], False
     first, most = req.precision, HOME_COUNTS[-1]
-    out = [_option("verdict", verdict)]
+    out = [option("verdict", verdict)]
     # the precisions the verdict was found at (4-bit ones, when it was shown heavier)
     at = _four_bits(b, req) if lighter else [verdict.option.precision]
     n = verdict.row.hw.count
     vcard = verdict.row.hw.vram_gb / n
     snug = None if _tight(verdict) else smallest(home, at, n, n, vcard)
     if snug is not None and _tight(snug):  # a smaller card that holds it tight: said beside
-        out.append(_option("tight", snug))
+        out.append(option("tight", snug))
     pair = smallest(home, at, 2, 2, vcard) if n == 1 else None
     if pair is not None and not _tight(pair):  # two smaller cards with real room
-        out.append(_option("pair", pair))
+        out.append(option("pair", pair))
     if (big := _workstation(home, verdict)) is not None:
-        out.append(_option("workstation", big))
+        out.append(option("workstation", big))
     if lighter and (shipped := smallest(home, [first], most)) is not None:
-        out.append(_option("shipped", shipped))
+        out.append(option("shipped", shipped))
     if not lighter and (four := _four_bits(b, req)) and verdict.row.hw.count == 1:
         small = smallest(home, four, 1, 1, vcard)
         if small is not None:
-            out.append(_option("lighter", small))
+            out.append(option("lighter", small))
     seen: set[tuple[str, int, str]] = set()
     kept = []
     for o in out:

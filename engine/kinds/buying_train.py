@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from engine.answer_types import Answer, BuyOption, Request
 from engine.kinds.base import Builder
-from engine.kinds.buying import HOME_COUNTS, Home, Setup, finish_buy, smallest
+from engine.kinds.buying import HOME_COUNTS, Home, Setup, finish_buy, option, smallest
 from engine.kinds.combos import LIGHTER
 from engine.kinds.fit import fit_answer
-from engine.recommend import is_tight
 from engine.sizing import LORA_BASE_PRECISION
 from engine.text.buying import describe_buying
 
@@ -27,24 +26,6 @@ def _method(req: Request, task: str) -> Request:
 
 def _least(b: Builder, req: Request) -> Setup | None:
     return smallest(Home(b, req), [req.precision], HOME_COUNTS[-1])
-
-
-def _option(role: str, s: Setup, task: str) -> BuyOption:
-    hw, o = s.row.hw, s.option
-    return BuyOption(
-        role=role,
-        card=hw.name,
-        cards=list(s.names),
-        count=hw.count,
-        vram_gb=hw.vram_gb / hw.count,
-        precision=o.precision,
-        total_gb=o.total_gb,
-        headroom_gb=o.headroom_gb,
-        tight=is_tight(o.headroom_gb, hw.count),
-        decode_tok_s=None,  # a training step is not a decode stream
-        rented=s.row.rented,
-        task=task,
-    )
 
 
 def buying_training(b: Builder, req: Request) -> Answer:
@@ -62,7 +43,7 @@ def buying_training(b: Builder, req: Request) -> Answer:
         if verdict is None:  # the asked method fits no home setup: the lighter one is the answer
             verdict, shown = s, r
         elif s.row.hw.count < verdict.row.hw.count or s.row.hw.vram_gb < verdict.row.hw.vram_gb:
-            found.append(_option("method", s, r.task))
+            found.append(option("method", s, r.task))
             break
     if verdict is None:  # not even QLoRA: the fit on the largest card, and the rental
         top = max(Home(b, req).at(1), key=lambda r: r.hw.vram_gb)
@@ -70,7 +51,7 @@ def buying_training(b: Builder, req: Request) -> Answer:
         answer = fit_answer(b, last, [top.hw])
         describe_buying(b.voice, answer, [], last, None, HOME_COUNTS[-1])
         return finish_buy(b, answer)
-    found.insert(0, _option("verdict", verdict, shown.task))
+    found.insert(0, option("verdict", verdict, shown.task))
     answer = fit_answer(b, shown, [verdict.row.hw])
     answer.__dict__["alternatives"] = []
     full = b.breakdown(req).total if shown is not req else None

@@ -7,22 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from engine import Answer, Catalog, Context, ask, context_of, default_catalog
+from engine import Catalog, default_catalog
+from tests.chat_support import chat as _chat
 
 
 @pytest.fixture(scope="module")
 def cat() -> Catalog:
     return default_catalog()
-
-
-def _chat(cat: Catalog, *texts: str) -> list[Answer]:
-    answers: list[Answer] = []
-    prev: Context | None = None
-    for text in texts:
-        a = ask(text, catalog=cat, previous=prev)
-        answers.append(a)
-        prev = context_of(a) or prev
-    return answers
 
 
 @pytest.mark.parametrize(

@@ -7,25 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from bot.store import context_from_json, context_to_json
-from engine import Answer, Catalog, Context, ask, context_of, default_catalog
+from engine import Answer, Catalog, context_of, default_catalog
+from tests.chat_support import chat as _chat
 
 
 @pytest.fixture(scope="module")
 def cat() -> Catalog:
     return default_catalog()
-
-
-def _chat(cat: Catalog, *texts: str, stored: bool = False) -> list[Answer]:
-    answers: list[Answer] = []
-    prev: Context | None = None
-    for text in texts:
-        a = ask(text, catalog=cat, previous=prev)
-        answers.append(a)
-        prev = context_of(a) or prev
-        if stored and prev is not None:  # as a bot keeps it between messages
-            prev = context_from_json(context_to_json(prev))
-    return answers
 
 
 def _hardware(a: Answer) -> str | None:
