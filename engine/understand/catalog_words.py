@@ -161,7 +161,8 @@ def _version_sizes(catalog: Catalog) -> frozenset[tuple[str, str]]:
 
 
 # A version run into a size ("llama3.170b", "qwen2.532b"): "3.1" + "70b" when a model has both
-GLUED_SIZE = lazy(r"(?<![\d.])(\d{1,2}\.\d)(\d{1,4}b)\b")
+# ("(?<![\d.])(\d{1,2}\.\d)...", opening with the digit so the regex engine skips to one)
+GLUED_SIZE = lazy(r"(\d(?<![\d.]\d)\d?\.\d)(\d{1,4}b)\b")
 
 
 def unglue_size(pats: CatalogWords, s: str) -> str:

@@ -102,7 +102,7 @@ _SPACED: tuple[tuple[str, int], ...] = tuple(
 )
 assert {b for _, b in _SPACED} <= {1 << _HINTS.index(h) for h in SPACED_BEFORE_CUTS}
 _SPACED_HEADS = tuple(sorted({w[: w.index(" ") + 1] for w, _ in _SPACED}))  # "how ", "jak "
-_FOUR_DIGITS = lazy(r"\d{4}")
+_FOUR_DIGITS = lazy(r"\d\d{3}")  # "\d{4}", opening with the class: see patterns.WORD
 _DIGIT_E = lazy(r"\de\+?\d")
 _WORDS_KEPT = 8192  # distinct words remembered; then it starts over
 _WORD_GATES: dict[str, int] = {}

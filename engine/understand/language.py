@@ -40,7 +40,7 @@ _EN_WORDS = _word_set(
 _PL_WEAK = frozenset(["w", "na", "z", "i", "a", "mam", "dla"])  # also in English shorthand or names
 _ENGLISH_SHORTHAND = frozenset(("w/", "w/o", "b/c", "c/w"))
 _WORD_EDGES = ".,;:!?()[]{}<>\"'`*|=-/"
-_EN_LETTERS = lazy(r"[a-z]{3,}")
+_EN_LETTERS = lazy(r"[a-z][a-z]{2,}")  # "[a-z]{3,}", opening with the class: see patterns.WORD
 # What each listed word adds to (English, Polish): one dict lookup per word; a word not listed
 # is Polish only by a stem, which no word shorter than the shortest stem can start with.
 _WEIGHTS = {

@@ -196,9 +196,10 @@ def whole_words(*words: str) -> str:
 _THAI_FINE_TUNE = ("ไฟน์จูน", "ไฟน์ทูน", "ฟายทูน", "ฟายจูน", "ฟายน์จูน", "ปรับจูน", "ฝึก", "เทรน")
 _LORA_CASE, _LORA = r"(?:[ayęeą]|ze|om|ami|ach)\b", ("lor", "ลอร", "โลร")  # Polish cases, Thai
 # (pattern, task, generic?, words one of which must be there for the pattern to be tried);
+# every form opens with a literal character, so the regex engine skips to those.
 _TASK_RULES: tuple[tuple[str, Task, bool, tuple[str, ...]], ...] = (  # "\b" as "q(?<!\wq)"
     (r"q(?<!\wq)[\s-]?lor" + _LORA_CASE + r"|คิว\s*(?:โล|ลอ)ร่?า", "qlora", False, _LORA),
-    (r"l(?<!\wl)or" + _LORA_CASE + r"|(?:โล|ลอ)ร่?า", "lora", False, _LORA),  # "zrobię lorę"
+    (r"l(?<!\wl)or" + _LORA_CASE + r"|โลร่?า|ลอร่?า", "lora", False, _LORA),  # "zrobię lorę"
     (
         r"f(?<!\wf)ull(?:[\s-]*(?:ft|fine[\s-]*tun\w*|finetun\w*|training|train|param\w*))\b"
         r"|p(?<!\wp)e[łl]n\w*\s+(?:dostrajani\w*|fine[\s-]*tun\w*|trening\w*)|f(?<!\wf)ft\b"
@@ -211,7 +212,9 @@ _TASK_RULES: tuple[tuple[str, Task, bool, tuple[str, ...]], ...] = (  # "\b" as 
     ),
     (
         r"f(?<!\wf)(?:ine[\s-]*t|ajn[\s-]?t[iyj]?j?)un\w*|s(?<!\ws)ft\b|t(?<!\wt)rain(?:ing)?\b"
-        r"|d(?<!\wd)o(?:str|ucz)\w*|(?<!\w)(?:do|wy)?tren[iou]\w*|" + "|".join(_THAI_FINE_TUNE),
+        # "(?<!\w)(?:do|wy)?tren", per first letter
+        r"|d(?<!\wd)o(?:str|ucz)\w*|d(?<!\wd)otren[iou]\w*|w(?<!\ww)ytren[iou]\w*"
+        r"|t(?<!\wt)ren[iou]\w*|" + "|".join(_THAI_FINE_TUNE),
         "full",
         True,
         ("fine", "sft", "train", "dostr", "tren", "doucz", "fajn", *_THAI_FINE_TUNE),
@@ -389,7 +392,9 @@ def scan(full: re.Pattern[str], gate: re.Pattern[str], s: str, back: int) -> re.
     return full.search(s, max(0, m.start() - back))
 
 
-WORD = lazy(r"[^\s,;!?()\[\]{}<>\"'`*|=]+")
+# "[^...]+" as "[^...][^...]*": a pattern that opens with a class (not a repeat of one) lets
+# the regex engine skip straight to the next place it can match.
+WORD = lazy(r"[^\s,;!?()\[\]{}<>\"'`*|=][^\s,;!?()\[\]{}<>\"'`*|=]*")
 NAMEISH = lazy(r"[a-z0-9][a-z0-9.+_:/\-]*")
 NUMBER_WORD = lazy(r"\d+(?:\.\d+)?")
 SMALL_VERSION = lazy(r"[1-4](?:\.\d)?")

@@ -53,11 +53,21 @@ def cut_money(q: Query, s: str, m: re.Match[str], catalog: Catalog) -> str:
 # The rental terms of a card ("minimum rental for an RTX A5000", "najkrótszy wynajem a40",
 # "เช่าขั้นต่ำ"): the card's sheet, with its minimum term and that week's price, not the FAQ
 # on when not to rent.
-RENT_TERMS = lazy(
-    r"\b(?:minimum|minimal|min|shortest|najkr[oó]tsz\w*|minimaln\w*)\b(?:\s+\S+){0,3}?\s+"
-    r"(?:rent\w*|hire|period|term|lease|wynaj\w*|najem\w*|najm\w*|okres\w*)\b"
-    r"|\b(?:rent\w*|wynaj\w*|najm\w*)\s+(?:period|term|okres\w*)\b|ขั้นต่ำ|สั้นที่สุด|สั้นสุด"
+# Only asked whether it matches: "\b(?:minimum|...)<then a rental word>" is spelt out per word
+# ("m(?<!\wm)inimum" is "\bminimum"), so every form opens with a letter the regex engine skips to.
+_RENT_WORD = (
+    r"\b(?:\s+\S+){0,3}?\s+(?:rent\w*|hire|period|term|lease|wynaj\w*|najem\w*|najm\w*|okres\w*)\b"
 )
+_RENT_TERM = r"\s+(?:period|term|okres\w*)\b"
+RENT_TERMS = lazy(
+    "|".join(w + _RENT_WORD for w in (
+        r"m(?<!\wm)in(?:imum|imal|)", r"s(?<!\ws)hortest", r"n(?<!\wn)ajkr[oó]tsz\w*",
+        r"m(?<!\wm)inimaln\w*",
+    ))
+    + "|"
+    + "|".join(w + _RENT_TERM for w in (r"r(?<!\wr)ent\w*", r"w(?<!\ww)ynaj\w*", r"n(?<!\wn)ajm\w*"))
+    + r"|ขั้นต่ำ|สั้นที่สุด|สั้นสุด"
+)  # fmt: skip
 
 
 def says_rent_terms(low: str) -> bool:

@@ -52,6 +52,9 @@ NEGATIVE_CONTEXT = lazy(
     r"(\d+(?:[.,]\d+)?)" + _CTX_UNIT + r"(?![\w.])"
     r"|(?<![\w.])-(\d+(?:[.,]\d+)?)\s*(k|m)\b(?!\s*(?:usd|\$|b\b|gb\b|/))"  # "70b -5k"
 )
+# NEGATIVE_CONTEXT's last form, alone: the only one a text without a context word can hold
+# (one literal "-" opens it: the regex engine skips to each "-" instead of trying every place).
+NEGATIVE_KM = lazy(r"-(?<![\w.]-)(\d+(?:[.,]\d+)?)\s*(k|m)\b(?!\s*(?:usd|\$|b\b|gb\b|/))")
 GIB_GB = 2**30 / 1e9  # "24 GiB" is 25.77 GB
 # A group that says how many use it: "me and 4 friends" (five), "5 of us", "ja i 3 znajomych"
 GROUP = lazy(
@@ -86,7 +89,8 @@ def read_numbers(  # noqa: C901 (one list of gated slots)
     if "." in s:  # "llama3.170b": Llama 3.1 at 70B, not a 3.17B model
         s = unglue_size(words, s)
     context_word = bool(flags & HAS_CONTEXT_WORD)  # cuts below only remove words
-    if "-" in s and (m := NEGATIVE_CONTEXT.search(s)):  # "-5k context"
+    negative = NEGATIVE_CONTEXT if flags & HAS_CONTEXT_NOUN else NEGATIVE_KM  # its words' gate
+    if "-" in s and (m := negative.search(s)):  # "-5k context"
         said = (
             "-" + next(g for g in m.groups()[::2] if g) + "".join(g for g in m.groups()[1::2] if g)
         )
@@ -218,7 +222,9 @@ def bound(q: Query, flags: int = HAS_ODD_NUMBER) -> None:  # noqa: C901 (one lis
 
 # A number said below zero, in e-notation or with seven digits or more: the slot readers skip a
 # "-" and stop at an "e", so these are read here, for the slot the words around them name.
-_ODD_HINT = lazy(r"-\s?\$?\s?\d|\de\+?\d|\d{7}")
+# ("-\s?\$?\s?\d|\de\+?\d|\d{7}", opening with one class so the regex engine skips to a "-" or
+# a digit instead of trying all three forms at every place.)
+_ODD_HINT = lazy(r"[\d-](?:(?<=-)\s?\$?\s?\d|(?<=\d)(?:e\+?\d|\d{6}))")
 _NUM = r"(-\s?)?(\d[\d,]*(?:\.\d+)?(?:e\+?\d+)?)"
 _SAID_ODDLY = (
     (  # "-2x 4090", "1e30x h100", "-3 cards"

@@ -49,4 +49,4 @@ def chat_words(ident: str) -> bool:
     return bool(pieces) and all(p in STOP_WORDS for p in pieces)
 
 
-_ID_PIECES = lazy(r"[-:/_.\s]+")
+_ID_PIECES = lazy(r"[-:/_.\s][-:/_.\s]*")  # "[...]+", opening with the class: see WORD

@@ -73,8 +73,9 @@ def unknown_card(q: Query, s: str) -> None:
         q.invalid = q.invalid or ("card_memory", name)
 
 
-# A release's version as people write it: "v3.1", "3.1", "2.5"
-_VERSION = lazy(r"(?<![\w.])v?(\d+\.\d+)(?![\w.])")
+# A release's version as people write it: "v3.1", "3.1", "2.5". "(?<![\w.])v?(\d+\.\d+)(?![\w.])"
+# with its "v" kept, opening with a class so the regex engine skips to a "v" or a digit.
+_VERSION = lazy(r"[v\d](?<![\w.][v\d])(?:(?<=v)\d+|(?<=\d)\d*)\.\d+(?![\w.])")
 
 
 def version_alias(q: Query) -> str | None:
@@ -84,7 +85,8 @@ def version_alias(q: Query) -> str | None:
     if q.model is None or "." not in q.text:  # every version holds a "."
         return None
     name = q.model.name.lower()
-    for version in _VERSION.findall(q.text.lower()):
+    for said in _VERSION.findall(q.text.lower()):
+        version = said.removeprefix("v")
         if version in name:
             continue
         spelled = [a for a in q.model.aliases if version in a.lower() and "/" not in a]
