@@ -22,14 +22,24 @@ from engine.understand.query import Query
 
 MAX_ITEMS = 4
 # " vs ", " versus ", " or ", Polish " czy " / " albo " / " lub ", Thai "หรือ" / "เทียบกับ"
+# ("\s+(?:vs\.?|...)\s+|\s*(?:หรือ|เทียบกับ)\s*", opening with one class the regex engine skips to:
+# a space, or a Thai word's first letter, which has no case.)
 SEPARATOR = lazy(
-    r"\s+(?:vs\.?|versus|or|czy|albo|lub|kontra)\s+|\s*(?:หรือ|เทียบกับ)\s*", re.IGNORECASE
+    r"[\sหเ](?:(?<=\s)\s*(?:vs\.?|versus|or|czy|albo|lub|kontra)\s+|(?<=\s)\s*(?:หรือ|เทียบกับ)\s*"
+    r"|(?<=ห)รือ\s*|(?<=เ)ทียบกับ\s*)",
+    re.IGNORECASE,
 )
 LEAD = lazy(r"^\s*(?:compare|porównaj|porownaj|เปรียบเทียบ|เทียบ)\s+", re.IGNORECASE)
 AND = lazy(r"\s+(?:and|with|i|oraz|และ)\s+|\s*กับ\s*", re.IGNORECASE)
 # Words that make "X vs Y" a comparison even of one model on two cards ("4090 vs 5090 for
 # qwen3 32b"); a plain "or" there stays the fit answer that checks every card it names.
-VERSUS = lazy(r"\bvs\b|versus|kontra|compare|porówn|porown|เทียบ", re.IGNORECASE)
+# ("\bvs\b|versus|kontra|compare|porówn|porown|เทียบ" ignoring case; only ever asked whether it
+# matches.) It opens with a class of each form's first letter in every case the regex engine
+# matches it in ("K" is the Kelvin sign), so the engine skips to those.
+VERSUS = lazy(
+    r"[vVkK\u212acCpPเ](?i:(?<=v)(?<!\wv)s\b|(?<=v)ersus|(?<=k)ontra|(?<=c)ompare|(?<=p)orówn"
+    r"|(?<=p)orown|(?<=เ)ทียบ)"
+)
 # Thai "กับ" ("with", "and") between two models compares them ("glm 4.5 air กับ qwen3 next
 # 80b อันไหนใช้ vram น้อยกว่า"); between a model and a card it stays a fit ("70b กับ 4090").
 THAI_WITH = lazy(r"\s*กับ\s*")

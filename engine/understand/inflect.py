@@ -24,7 +24,8 @@ _BY_LAST: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 
-_TRAILING_VERSION = lazy(r"(?<=[^\d.])[\d.]+$")
+# "(?<=[^\d.])[\d.]+$", opening with the class so the regex engine skips to a digit or "."
+_TRAILING_VERSION = lazy(r"[\d.](?<=[^\d.][\d.])[\d.]*$")
 
 
 def base_form(word: str, vocab: Collection[str]) -> str:

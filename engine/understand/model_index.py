@@ -22,7 +22,7 @@ _SEPARATORS = lazy(r"[-_:/,()\[\]]+")
 _LETTER_DIGIT = lazy(r"(?<=[a-z])(?=\d)")
 _MOE_JOIN = lazy(r"(\d)x (\d)")
 _SIZE_TOKEN = lazy(r"\b\d+(?:\.\d+)?\s?[bt]\b")
-_SPACES = lazy(r"\s+")
+_SPACES = lazy(r"\s\s*")  # "\s+", opening with the class: see patterns.WORD
 _MODEL_NOISE = lazy(
     r"\b(?:instruct|chat|hf|it|base|gguf|ggml|awq|gptq|exl2|mlx|preview|latest|text|ollama)\b"
 )

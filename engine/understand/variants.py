@@ -48,10 +48,15 @@ def variant_word(q: Query, s: str, start: int, end: int, card: str) -> None:
 # Cards people name that the catalog holds neither to rent nor as owned hardware: said back
 # ("I do not know the L40"), never dropped for a generic pick. Read after the known cards are
 # cut from the text, so "l40s" or "rtx 4090" never reach it.
+# "(?<![\w.])(l40|a10g?|...)(?![\w.])", the lookbehind after each name's first letter
+# ("l(?<![\w.]l)40"): every form then opens with a letter the regex engine skips to.
+_UNKNOWN_NAMES = (
+    "l40", "a10g?", "a16", "a30", "t4", "v100", "p100", "p40", "k80", "h800", "a800", "h20",
+    "gh200", "b100", "mi2[15]0x?", r"rx\s?\d{4}(?:\s?xtx?)?", r"arc\s?[ab]\d{3}",
+    r"rtx\s?\d{3,4}(?:\s?(?:ti|super))?", r"gtx\s?\d{3,4}(?:\s?(?:ti|super))?",
+)  # fmt: skip
 _UNKNOWN_CARD = lazy(
-    r"(?<![\w.])(l40|a10g?|a16|a30|t4|v100|p100|p40|k80|h800|a800|h20|gh200|b100|mi2[15]0x?"
-    r"|rx\s?\d{4}(?:\s?xtx?)?|arc\s?[ab]\d{3}|(?:rtx|gtx)\s?\d{3,4}(?:\s?(?:ti|super))?)"
-    r"(?![\w.])"
+    "(" + "|".join(f"{n[0]}(?<![\\w.]{n[0]}){n[1:]}" for n in _UNKNOWN_NAMES) + r")(?![\w.])"
 )
 
 
@@ -97,7 +102,9 @@ def version_alias(q: Query) -> str | None:
 
 # "a6000 ada", "rtx a6000 ada": the RTX 6000 Ada (Ada Lovelace), which people name after the
 # RTX A6000 (Ampere) it followed; read before the cards, so the A6000's alias does not win.
-_A6000_ADA = lazy(r"(?<![\w.])(?:rtx\s*)?a6000\s*ada(?![\w.])")
+_A6000_ADA = lazy(  # "(?<![\w.])(?:rtx\s*)?a6000\s*ada(?![\w.])", opening with a letter
+    r"r(?<![\w.]r)tx\s*a6000\s*ada(?![\w.])|a(?<![\w.]a)6000\s*ada(?![\w.])"
+)
 
 
 def ada_spelling(s: str) -> str:
