@@ -44,8 +44,7 @@ class CatalogWords:
     """The catalog's spellings as regexes, and what the parser checks a card against."""
 
     card_scan: re.Pattern[str]  # every card alias, as a trie: finds a card fast
-    precision: re.Pattern[str]
-    precision_scan: re.Pattern[str]
+    precision: re.Pattern[str]  # every precision spelling as a word, as a trie
     precision_compact: dict[str, str]  # alias without separators -> precision name
     card_vram: dict[str, float]
     # Numbers that are part of model names ("2507", "0905", "2024", "270m") -> the name words
@@ -63,10 +62,13 @@ class CatalogWords:
     precision_named: dict[str, str | None] = field(default_factory=dict)
 
 
-def trie(words: set[str], space: str) -> str:
+def trie(words: set[str], space: str, behind: str = "") -> str:
     """One regex for many literal words, as a trie ("q4(?:_(?:k_m|0))?"): the engine then
     rejects a position after a letter or two instead of trying every word. Longer words win
-    (each optional tail is greedy); a space in a word matches ``space``."""
+    (each optional tail is greedy); a space in a word matches ``space``. ``behind``: the
+    lookbehinds a match must pass where it opens, checked after its first character
+    ("q(?<![\\w.]q)4..." is "(?<![\\w.])q4..."), so the pattern still opens with one literal
+    character per branch, which the regex engine skips to."""
     root: dict[str, dict] = {}  # type: ignore[type-arg]
     for w in words:
         node = root
@@ -74,9 +76,11 @@ def trie(words: set[str], space: str) -> str:
             node = node.setdefault(ch, {})
         node[""] = {}
 
-    def emit(node: dict[str, dict]) -> str:  # type: ignore[type-arg]
+    def emit(node: dict[str, dict], opens: bool = False) -> str:  # type: ignore[type-arg]
         alts = [
-            (space if ch == " " else re.escape(ch)) + emit(child)
+            (space if ch == " " else re.escape(ch))
+            + (behind.replace("{}", re.escape(ch)) if opens else "")
+            + emit(child)
             for ch, child in sorted(node.items())
             if ch
         ]
@@ -87,7 +91,8 @@ def trie(words: set[str], space: str) -> str:
             return "(?:" + body + ")?"
         return body
 
-    return emit(root)
+    assert not behind or " " not in root, "a word opens with a space"
+    return emit(root, True)
 
 
 @lru_cache(maxsize=8)
@@ -96,11 +101,11 @@ def catalog_words(catalog: Catalog) -> CatalogWords:
     names = {a.lower() for c in catalog.cards for a in (c.name, *c.aliases)}
     owned = {a.lower() for c in catalog.owned_by_name.values() for a in (c.name, *c.aliases)}
     cards = trie(names | owned, r"[\s-]*")  # owned cards (hardware.yaml) are found too
-    precisions = trie(set(catalog.precision_alias), r"[\s_-]*")
+    # "(?<![\w.])(<every spelling>)(?![\w.])"
+    precisions = trie(set(catalog.precision_alias), r"[\s_-]*", r"(?<![\w.]{})")
     return CatalogWords(
         card_scan=lazy(cards),
-        precision=lazy(r"(?<![\w.])(" + precisions + r")(?![\w.])"),
-        precision_scan=lazy(precisions),
+        precision=lazy("(" + precisions + r")(?![\w.])"),
         precision_compact={
             PRECISION_SEPARATORS.sub("", alias): name
             for alias, name in sorted(catalog.precision_alias.items())

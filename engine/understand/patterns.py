@@ -384,14 +384,6 @@ BIT_ENDING = lazy(r"(?<=\d)[\s-]*(?:bit(?:ach|ów|ow|y|ami|owa|owe|owej|owy|owym
 PRECISION_SEPARATORS = lazy(r"[\s_-]+")
 
 
-def scan(full: re.Pattern[str], gate: re.Pattern[str], s: str, back: int) -> re.Match[str] | None:
-    """``full.search(s)``, begun just before the first place the fast ``gate`` finds. ``back``
-    covers what ``full`` may match before that (a card's count: "a pair of", "2 x")."""
-    if (m := gate.search(s)) is None:
-        return None
-    return full.search(s, max(0, m.start() - back))
-
-
 # "[^...]+" as "[^...][^...]*": a pattern that opens with a class (not a repeat of one) lets
 # the regex engine skip straight to the next place it can match.
 WORD = lazy(r"[^\s,;!?()\[\]{}<>\"'`*|=][^\s,;!?()\[\]{}<>\"'`*|=]*")

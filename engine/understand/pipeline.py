@@ -78,7 +78,6 @@ from engine.understand.patterns import (
     WHAT_FITS_HINTS,
     may_name_precision,
     opens_followup,
-    scan,
 )
 from engine.understand.periods import cut_money, says_rent_terms
 from engine.understand.query import CardAsk, Query, new_query
@@ -283,11 +282,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     # (or may_name_precision) cannot find one, as the cuts only split words.
     more, one_piece = may_precision, not flags & HAS_PRECISION_WORDS
     one_like, like_left, known = not flags & HAS_PRECISION_LIKES, precision_like, pats.words.known
-    while (
-        more  # scan(pats.precision, pats.precision_scan, s, 0), inline
-        and (opens := pats.precision_scan.search(s))
-        and (m := pats.precision.search(s, opens.start()))
-    ):
+    while more and (m := pats.precision.search(s)):
         spelled = m.group(1)
         name = named[spelled] if spelled in named else precision_of(catalog, pats, spelled)
         if name is not None and q.precision is None:
@@ -336,11 +331,7 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         rest = " " + ident + " "
         # The whole id first: "Qwen/Qwen3-235B-A22B-FP8" is its own entry, not the base at FP8.
         whole = exact_model(catalog, ident) if q.model is None else None
-        if (
-            q.precision is None
-            and may_precision
-            and (m := scan(pats.precision, pats.precision_scan, rest, 0))
-        ):
+        if q.precision is None and may_precision and (m := pats.precision.search(rest)):
             q.precision = precision_of(catalog, pats, m.group(1))
             rest = cut(rest, m)
         if q.precision is None and precision_like:  # ``rest`` is a piece of ``s``
