@@ -7,6 +7,7 @@ wanted, and whether it is for code.
 from __future__ import annotations
 
 import re
+from typing import Final
 from unicodedata import normalize
 
 from engine.lazyre import lazy
@@ -29,32 +30,32 @@ __all__ = [
 ]
 
 # "I have", "we've got", "my", "mam", "ผมมี": a card named alone is the asker's own
-_OWNS = lazy(
+_OWNS: Final = lazy(
     r"\b(?:i|we)(?:\s+(?:already\s+)?(?:have|own|got)|'ve\s+got|\s*'?ve)\b|\b(?:my|our)\b"
     r"|\b(?:mam|mamy|posiadam|mój|moja|moje|moim|mojej)\b|(?:ผม|ฉัน|เรา|หนู)มี|ของ(?:ผม|ฉัน|เรา)",
     re.I,
 )
 # Asked about the card itself, though it is one's own: "what's the bandwidth of my 4090?"
-_ABOUT_CARD = lazy(
+_ABOUT_CARD: Final = lazy(
     r"\b(?:bandwidth|fast|speed|fp8|support\w*|question|memory|price|cost|specs?|hour\w*"
     r"|przepustowo\w*|szybk\w*|pytanie|wspiera\w*|obsługuje)\b|แบนด์วิดท์|ความเร็ว|คำถาม"
 )
 # A follow-up asking what to rent: the fleet's pick, not the last plain amount
-_RENTING = lazy(
+_RENTING: Final = lazy(
     r"\b(?:rent\w*|cheapest|recommend\w*|(?:which|what) (?:card|gpu)s?|wynaj\w*|najtańsz\w*"
     r"|najtansz\w*|jak(?:a|ą|iej) kart\w*)\b|เช่า"
 )
 # "a good coding model", "what can I run locally": a model is wanted, maybe not yet the hardware
-_WANTS_A_MODEL = lazy(
+_WANTS_A_MODEL: Final = lazy(
     r"\b(?:local(?:ly)?|at home|on my (?:pc|machine|computer|laptop)|lokalnie|w domu)\b"
     r"|\b(?:what|which|best|good|top) (?:\w+ )?(?:model|llm)s?\b|\bmodels? (?:for|to)\b"
     r"|\bjaki(?:ego|ch)? model|\bmodel(?:u|e)? do\b|ในเครื่อง|โมเดลอะไร"
 )
 # "how much does it cost", "price of", "ile kosztuje", "ราคา": what a setup costs is asked
-_PRICE = lazy(r"\b(?:cost\w*|pric\w*|koszt\w*|cen[aęy])\b|ราคา|ค่าเช่า|ค่าใช้จ่าย")
+_PRICE: Final = lazy(r"\b(?:cost\w*|pric\w*|koszt\w*|cen[aęy])\b|ราคา|ค่าเช่า|ค่าใช้จ่าย")
 # "how fast", "tok/s", "tokens per second", "ile tokenów/s", "szybkość", "เร็วแค่ไหน": the
 # decode speed is what is asked first
-_SPEED = lazy(
+_SPEED: Final = lazy(
     r"\bhow\s+(?:fast|quick\w*)\b|\b(?:tok(?:en)?s?|t)\s*/\s*s(?:ec)?\b|\btps\b"
     r"|\btok(?:en)?s?\s+(?:per|a|an|each|every|na|za)\s+(?:second|sec|sekund\w*)\b"
     r"|\bthroughput\b|\b(?:decode|generation|inference)\s+speed\b|\bspeed\b"
@@ -63,25 +64,27 @@ _SPEED = lazy(
 )
 # "X over Y", "X instead of Y", "better than", "upgrade from Y to X", "zamiast", "แทน": two
 # cards weighed against each other
-_WEIGHS = lazy(
+_WEIGHS: Final = lazy(
     r"\b(?:over|instead\s+of|rather\s+than|better\s+than|worse\s+than|faster\s+than"
     r"|cheaper\s+than|worth|upgrad\w*|switch\w*|zamiast|lepsz\w*|gorsz\w*|szybsz\w*|warto"
     r"|opłaca\w*|oplaca\w*|przesiad\w*|ta[ńn]sz\w*|dro[żz]sz\w*|more\s+expensive)\b"
     r"|แทน|ดีกว่า|คุ้ม|เร็วกว่า|ถูกกว่า|แพงกว่า|อัปเกรด|อัพเกรด"
 )
 # "cheapest card with fp8", "cheapest 80gb card", "najtańsza karta", "การ์ดที่ถูกที่สุด"
-_CHEAPEST_CARD = lazy(
+_CHEAPEST_CARD: Final = lazy(
     r"\b(?:cheapest|least\s+expensive|najta[ńn]sz\w*)\s+(?:\S+\s+)?(?:cards?|gpus?|kart\w*)\b"
     r"|(?:การ์ด|gpu)\S{0,6}ถูกที่สุด"
 )
-_SINGLE = lazy(r"\b(?:single|one|only one|jedn(?:ym|ej|ą|a|en)|pojedyncz\w*)\b|ใบเดียว|ตัวเดียว")
+_SINGLE: Final = lazy(
+    r"\b(?:single|one|only one|jedn(?:ym|ej|ą|a|en)|pojedyncz\w*)\b|ใบเดียว|ตัวเดียว"
+)
 # "for coding", "do kodu", "programowania", "เขียนโค้ด": code models only
-_CODING = lazy(r"\b(?:cod(?:e|ing|er)|programm\w*|programow\w*|kod\w*)\b|โค้ด|เขียนโปรแกรม")
+_CODING: Final = lazy(r"\b(?:cod(?:e|ing|er)|programm\w*|programow\w*|kod\w*)\b|โค้ด|เขียนโปรแกรม")
 
 
 # An owned card asked about itself: "rx 7900 xtx specs", "is a 3060 good for llms?", "worth
 # it?", "czy 4070 ti super nada się do llm", "4060 ti 16gb ดีไหม"
-_ABOUT_OWNED = lazy(
+_ABOUT_OWNED: Final = lazy(
     r"\b(?:spec\w*|bandwidth|memory|vram|fp8|support\w*|cards?|gpus?|info|about|pric\w*|cost\w*"
     r"|worth|good|decent|enough|any|ok|okay|fine|great|nada\w*|dobr\w*|warto|wystarcz\w*"
     r"|op[łl]aca\w*|sens\w*|przepustowo\w*|pami[ęe]\w*|kart\w*|koszt\w*|cen\w*|specyfikac\w*"
@@ -89,7 +92,7 @@ _ABOUT_OWNED = lazy(
     r"|ซื้อ|สเปค|สเป็ค|ดีไหม|ดีมั้ย|ดีมั๊ย|คุ้ม|พอไหม|พอมั้ย|การ์ด|แบนด์วิดท์|ราคา|ใช้ได้ไหม|เช่า"
 )
 # what else such a question may leave among the model words: what the card is for
-_OWNED_FILLER = frozenset(
+_OWNED_FILLER: Final = frozenset(
     (
         *("llm", "llms", "ai", "local", "locally", "jest", "it", "use", "usage", "buy", "buying"),
         *("purchase", "purchasing", "kupić", "kupic", "kupować", "kupowac", "kupno", "zakup"),
@@ -109,7 +112,7 @@ def about_owned_card(low: str, model_words: str) -> bool:
 
 # "which gpu should i buy", "at home", "home rig", "locally", "on my pc", "consumer card",
 # "kupić", "w domu", "lokalnie", "ซื้อ", "ที่บ้าน": the cards a person can own are asked about
-_BUY = lazy(
+_BUY: Final = lazy(
     r"\b(?:buy\w*|purchas\w*|at home|home[- ]?(?:rig|lab|server|setup|pc|build|computer)s?"
     r"|homelab\w*|locally|local (?:rig|setup|machine|pc|box|build|hardware)"
     r"|(?:on|for) (?:my|a|our) (?:own )?(?:pc|desktop|computer|machine|workstation|gaming pc)"
@@ -119,7 +122,7 @@ _BUY = lazy(
     r"|konsumenck\w*)\b|ซื้อ|ที่บ้าน|เครื่องตัวเอง|คอมตัวเอง"
 )
 # renting is said too ("buy or rent?"): the fleet's answer, as before
-_RENT_WORDS = ("rent", "wynaj", "เช่า")
+_RENT_WORDS: Final = ("rent", "wynaj", "เช่า")
 
 
 def wants_to_buy(low: str) -> bool:
@@ -210,57 +213,61 @@ def says_single(low: str) -> bool:
 # A follow-up of a word or two after an answer: "cheaper?" asks the same need at a lower
 # price, "why?" the reasons of the last answer (its breakdown). Read on the whole message,
 # lowercased, the punctuation around it dropped; each form with the language it is in.
-_CHEAPER = lazy(
+_CHEAPER: Final = lazy(
     r"(?:(?:is there |are there |got |anything |something |any |a )?cheaper"
     r"(?: (?:option|one|card|setup|choice)s?)?(?: please)?"
     r"|(?:which|what)(?: one)? is cheaper,? (?:that|this|it|owning|buying)? ?or (?:rent\w*|the cloud)"
     r"|cheaper to rent)"
 )
-_CHEAPER_PL = lazy(r"(?:a |coś |cos |jest coś |jest cos )?(?:taniej|tańsz\w*|tansz\w*)(?: opcja)?")
-_CHEAPER_TH = lazy(r"(?:มี)?(?:อะไร|ตัว|อัน)?ถูกกว่า(?:นี้)?(?:มีไหม|มั้ย|ไหม|ไม๊|บ้าง|ล่ะ)?(?:ครับ|คะ|ค่ะ)?")
+_CHEAPER_PL: Final = lazy(
+    r"(?:a |coś |cos |jest coś |jest cos )?(?:taniej|tańsz\w*|tansz\w*)(?: opcja)?"
+)
+_CHEAPER_TH: Final = lazy(
+    r"(?:มี)?(?:อะไร|ตัว|อัน)?ถูกกว่า(?:นี้)?(?:มีไหม|มั้ย|ไหม|ไม๊|บ้าง|ล่ะ)?(?:ครับ|คะ|ค่ะ)?"
+)
 # "how fast is it?", "jak szybko?", "เร็วแค่ไหน": the last request again, its speed first
-_SPEED_EN = lazy(
+_SPEED_EN: Final = lazy(
     r"(?:(?:and|so|ok|but) )?(?:how fast(?: (?:is it|is that|will it (?:be|run)|does it run))?"
     r"|(?:what(?:'s| is| about) )?(?:the )?(?:speed|tok/s|t/s|tokens? per second|throughput))"
     r"(?: then| there)?"
 )
-_SPEED_PL = lazy(
+_SPEED_PL: Final = lazy(
     r"(?:a )?(?:jak szybko(?: (?:to )?(?:działa|będzie|pójdzie))?|ile tokenów(?: na sekundę|/s)?"
     r"|(?:a )?szybkość|prędkość)"
 )
-_SPEED_TH = lazy(
+_SPEED_TH: Final = lazy(
     normalize(
         "NFKC", r"(?:แล้ว)?(?:เร็วแค่ไหน|ความเร็ว(?:เท่าไหร่|เท่าไร)?|กี่ ?token ?ต่อวินาที)(?:ครับ|คะ|ค่ะ|ล่ะ)?"
     )
 )
-_WHY = lazy(
+_WHY: Final = lazy(
     r"(?:but |and |ok |so )?(?:why|how come)(?: (?:so|that|this|it|that one|this one|not))?"
 )
-_WHY_PL = lazy(r"(?:a )?(?:dlaczego|czemu|skąd|skad)(?: (?:tak|ta|to|ten))?")
+_WHY_PL: Final = lazy(r"(?:a )?(?:dlaczego|czemu|skąd|skad)(?: (?:tak|ta|to|ten))?")
 # in the parser's NFKC form: a Thai "ำ" is "ํา" there
-_WHY_TH = lazy(normalize("NFKC", r"(?:แล้ว)?(?:ทำไม|เพราะอะไร)(?:ครับ|คะ|ค่ะ|ล่ะ)?"))
+_WHY_TH: Final = lazy(normalize("NFKC", r"(?:แล้ว)?(?:ทำไม|เพราะอะไร)(?:ครับ|คะ|ค่ะ|ล่ะ)?"))
 # "show the math", "explain", "pokaż obliczenia", "แสดงวิธีคิด": the answer with its math
 # (the Thai in the parser's NFKC form, as _WHY_TH)
-_MATH = lazy(
+_MATH: Final = lazy(
     r"\b(?:show(?: me)?(?: the| your)? (?:math|maths|calculation\w*|working)|explain\w*"
     r"|poka[żz](?: mi)? (?:obliczeni\w*|wylicze\w*|rachun\w*)|wyja[śs]ni\w*)\b"
     + normalize("NFKC", r"|แสดงวิธีคิด|แสดงการคำนวณ|วิธีคิด|อธิบาย")
 )
-_MATH_EN = lazy(
+_MATH_EN: Final = lazy(
     r"(?:(?:please|ok|and|so|can you|could you) )*(?:show(?: me)?(?: the| your)? "
     r"(?:math|maths|calculations?|working)|explain(?: it| that| this| the math)?|the math|math)"
     r"(?: please)?"
 )
-_MATH_PL = lazy(
+_MATH_PL: Final = lazy(
     r"(?:a |to )?(?:poka[żz](?: mi)? (?:obliczenia|wyliczenia|rachunki)|wyja[śs]nij(?: to)?"
     r"|obliczenia)(?: prosz[ęe])?"
 )
-_MATH_TH = lazy(
+_MATH_TH: Final = lazy(
     normalize("NFKC", r"(?:ช่วย)?(?:แสดงวิธีคิด|แสดงการคำนวณ|อธิบาย)(?:หน่อย|ให้ดู)?(?:ครับ|คะ|ค่ะ)?")
 )
 # a literal each _MATH form holds (the Thai in the parser's NFKC form), looked for first
-_TH_MATH = tuple(normalize("NFKC", w) for w in ("วิธีคิด", "คำนวณ", "อธิบาย"))
-_ENDS = " ?!.,;:\t\n"
+_TH_MATH: Final = tuple(normalize("NFKC", w) for w in ("วิธีคิด", "คำนวณ", "อธิบาย"))
+_ENDS: Final = " ?!.,;:\t\n"
 
 
 def wants_math(low: str) -> bool:
@@ -300,7 +307,7 @@ def short_followup(low: str) -> tuple[str, str] | None:
     return None
 
 
-_NO_BRIDGE = lazy(r"(?:without|\bno|\bbez|ไม่มี)\s*(?:an?\s+|the\s+)?nvlink")
+_NO_BRIDGE: Final = lazy(r"(?:without|\bno|\bbez|ไม่มี)\s*(?:an?\s+|the\s+)?nvlink")
 
 
 def bridge_said(text: str) -> bool:

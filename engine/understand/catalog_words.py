@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Final
 
 from engine.catalog import Catalog, norm
 from engine.catalog_cache import per_catalog
@@ -119,8 +120,8 @@ def catalog_words(catalog: Catalog) -> CatalogWords:
     )
 
 
-_NAME_NUMBER = lazy(r"\d{4}|\d+m")
-_NAME_CONTEXT = lazy(r"(\d+)k")  # a release named for its context: "Phi-3 mini 128k"
+_NAME_NUMBER: Final = lazy(r"\d{4}|\d+m")
+_NAME_CONTEXT: Final = lazy(r"(\d+)k")  # a release named for its context: "Phi-3 mini 128k"
 
 
 @per_catalog  # built into the catalog cache: not paid on every start
@@ -149,8 +150,8 @@ def _name_contexts(catalog: Catalog) -> dict[str, NameContext]:
     return {t: (frozenset().union(*sets), tuple(sets)) for t, sets in out.items()}
 
 
-_VERSION = lazy(r"\d{1,2}\.\d")
-_SIZE_TOKEN = lazy(r"\d{1,4}b")
+_VERSION: Final = lazy(r"\d{1,2}\.\d")
+_SIZE_TOKEN: Final = lazy(r"\d{1,4}b")
 
 
 @per_catalog  # built into the catalog cache: not paid on every start
@@ -167,7 +168,7 @@ def _version_sizes(catalog: Catalog) -> frozenset[tuple[str, str]]:
 
 # A version run into a size ("llama3.170b", "qwen2.532b"): "3.1" + "70b" when a model has both
 # ("(?<![\d.])(\d{1,2}\.\d)...", opening with the digit so the regex engine skips to one)
-GLUED_SIZE = lazy(r"(\d(?<![\d.]\d)\d?\.\d)(\d{1,4}b)\b")
+GLUED_SIZE: Final = lazy(r"(\d(?<![\d.]\d)\d?\.\d)(\d{1,4}b)\b")
 
 
 def unglue_size(pats: CatalogWords, s: str) -> str:
@@ -216,7 +217,7 @@ def _numbers(words: frozenset[str]) -> set[str]:
 
 # A Mac is plain unified memory ("128 GB mac", "mac studio 192gb"): the word is hardware, never
 # part of a model name; the amount said beside it is the capacity.
-MAC = lazy(
+MAC: Final = lazy(
     r"(?<![\w.])(?:m[1-5](?:\s*(?:pro|max|ultra))?\s+)?(?:apple\s+)?"  # "m2 macbook air"
     r"(?:(?:mac(?:book(?:\s*pro|\s*air)?|\s*studio|\s*mini|\s*pro)?|imac)"
     r"(?:\s+m[1-5](?:\s*(?:pro|max|ultra))?)?|m[1-5]\s*(?:pro|max|ultra))(?![\w.])",
@@ -226,7 +227,7 @@ MAC = lazy(
 # A count before a card: 1-16 alone or in words ("2 h100", "two a40s", "4x a100"), or a larger
 # one only with its "x" ("32x h100": a cluster of nodes), never a bare number ("128 a100");
 # "0x" and "99999x" are read too, so that they are answered as counts nobody can use
-COUNT_BEFORE = lazy(
+COUNT_BEFORE: Final = lazy(
     r"(?<![\w.])(?:"
     + COUNT
     + r"\s*(?:x|\*|of)?|(0|[1-9]\d{1,8})\s*[x*])\s*(?:"
@@ -235,8 +236,8 @@ COUNT_BEFORE = lazy(
 )
 # How the last word before a card ends when COUNT_BEFORE matches: a count, "x", "*", "of"
 # ("2x", "a pair of"), or it holds the card noun after the count ("2 gpus", "dwie karty").
-_COUNT_ENDS = (*COUNT_WORDS, *"0123456789", "x", "*", "of")
-_COUNT_ENDS_BY_LAST: dict[str, tuple[str, ...]] = {}  # the same, by their last character
+_COUNT_ENDS: Final = (*COUNT_WORDS, *"0123456789", "x", "*", "of")
+_COUNT_ENDS_BY_LAST: Final[dict[str, tuple[str, ...]]] = {}  # the same, by their last character
 for _end in _COUNT_ENDS:
     _COUNT_ENDS_BY_LAST[_end[-1]] = (*_COUNT_ENDS_BY_LAST.get(_end[-1], ()), _end)
 
@@ -260,7 +261,7 @@ def _count(before: re.Match[str] | None) -> str | None:
     return (before.group(1) or before.group(2)) if before else None
 
 
-AFTER_CARD = lazy(r"s?\b(?:\s*(?:x|\*)\s*(\d+)\b)?")
+AFTER_CARD: Final = lazy(r"s?\b(?:\s*(?:x|\*)\s*(\d+)\b)?")
 
 
 def find_card(s: str, pats: CatalogWords, pos: int) -> tuple[int, int, str, str | None] | None:
@@ -290,7 +291,7 @@ def find_card(s: str, pats: CatalogWords, pos: int) -> tuple[int, int, str, str 
     return None
 
 
-_CARD_SPELLINGS = 1024
+_CARD_SPELLINGS: Final = 1024
 
 
 def card_named(
@@ -349,7 +350,7 @@ def unknown_precisions(q: Query, s: str, pats: CatalogWords) -> str:
 
 
 # The first character of every HELP form ("/help", "?", "hi", "cześć", "dzień dobry", "สวัสดี").
-HELP_HEADS = "/?hspcdชส"
+HELP_HEADS: Final = "/?hspcdชส"
 
 
 def bare_card(part: str, catalog: Catalog) -> bool:

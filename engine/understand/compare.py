@@ -13,53 +13,53 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from engine.lazyre import lazy
 from engine.understand.gates import HAS_KM_ENDS, HAS_SEPARATOR
 from engine.understand.patterns import CONTEXT_KM
 from engine.understand.query import Query
 
-MAX_ITEMS = 4
+MAX_ITEMS: Final = 4
 # " vs ", " versus ", " or ", Polish " czy " / " albo " / " lub ", Thai "หรือ" / "เทียบกับ"
 # ("\s+(?:vs\.?|...)\s+|\s*(?:หรือ|เทียบกับ)\s*", opening with one class the regex engine skips to:
 # a space, or a Thai word's first letter, which has no case.)
-SEPARATOR = lazy(
+SEPARATOR: Final = lazy(
     r"[\sหเ](?:(?<=\s)\s*(?:vs\.?|versus|or|czy|albo|lub|kontra)\s+|(?<=\s)\s*(?:หรือ|เทียบกับ)\s*"
     r"|(?<=ห)รือ\s*|(?<=เ)ทียบกับ\s*)",
     re.IGNORECASE,
 )
-LEAD = lazy(r"^\s*(?:compare|porównaj|porownaj|เปรียบเทียบ|เทียบ)\s+", re.IGNORECASE)
-AND = lazy(r"\s+(?:and|with|i|oraz|และ)\s+|\s*กับ\s*", re.IGNORECASE)
+LEAD: Final = lazy(r"^\s*(?:compare|porównaj|porownaj|เปรียบเทียบ|เทียบ)\s+", re.IGNORECASE)
+AND: Final = lazy(r"\s+(?:and|with|i|oraz|และ)\s+|\s*กับ\s*", re.IGNORECASE)
 # Words that make "X vs Y" a comparison even of one model on two cards ("4090 vs 5090 for
 # qwen3 32b"); a plain "or" there stays the fit answer that checks every card it names.
 # ("\bvs\b|versus|kontra|compare|porówn|porown|เทียบ" ignoring case; only ever asked whether it
 # matches.) It opens with a class of each form's first letter in every case the regex engine
 # matches it in ("K" is the Kelvin sign), so the engine skips to those.
-VERSUS = lazy(
+VERSUS: Final = lazy(
     r"[vVkK\u212acCpPเ](?i:(?<=v)(?<!\wv)s\b|(?<=v)ersus|(?<=k)ontra|(?<=c)ompare|(?<=p)orówn"
     r"|(?<=p)orown|(?<=เ)ทียบ)"
 )
 # Thai "กับ" ("with", "and") between two models compares them ("glm 4.5 air กับ qwen3 next
 # 80b อันไหนใช้ vram น้อยกว่า"); between a model and a card it stays a fit ("70b กับ 4090").
-THAI_WITH = lazy(r"\s*กับ\s*")
+THAI_WITH: Final = lazy(r"\s*กับ\s*")
 # A question that names alternatives holds a digit or one of these words. Kept apart so each
 # regex opens with a character the regex engine can skip to ("o(?<!\wo)r" is "\bor").
-DIGIT = lazy(r"\d")
-HINTS = lazy(r"vs|versus|o(?<!\wo)r\b|czy|albo|lub|kontra|หรือ|เทียบ|compare|porówn|porown")
-SUBJECT = ("model", "model_score", "others", "model_words", "size_b", "unmatched_model")
-SLOTS = ("subject", "cards", "precision", "context_tokens", "vram_gb", "kv_dtype", "batch")
-SHARED = (*SLOTS, "task", "wants_fit", "wants_what_fits", "wants_limit")
+DIGIT: Final = lazy(r"\d")
+HINTS: Final = lazy(r"vs|versus|o(?<!\wo)r\b|czy|albo|lub|kontra|หรือ|เทียบ|compare|porówn|porown")
+SUBJECT: Final = ("model", "model_score", "others", "model_words", "size_b", "unmatched_model")
+SLOTS: Final = ("subject", "cards", "precision", "context_tokens", "vram_gb", "kv_dtype", "batch")
+SHARED: Final = (*SLOTS, "task", "wants_fit", "wants_what_fits", "wants_limit")
 
 
 # Where each CONTEXT_KM match ends (its digit, spaces, "k" or "m"): fewer than two, no list.
 # Each match holds one such ending, and each ending is one match of this.
-_KM_END = lazy(r"\d\s*[km](?!\w)")
+_KM_END: Final = lazy(r"\d\s*[km](?!\w)")
 # Every SEPARATOR form but the Thai ones: one of its words after a space.
-_SEPARATOR_WORD = lazy(r" (?:vs|versus|or|czy|albo|lub|kontra)")
+_SEPARATOR_WORD: Final = lazy(r" (?:vs|versus|or|czy|albo|lub|kontra)")
 # What a stripped text that LEAD matches opens with (no other character is one of these
 # ignoring case).
-_LEAD_HEADS = "cCpPเ"
+_LEAD_HEADS: Final = "cCpPเ"
 
 
 def _may_separate(body: str, low: str) -> bool:
@@ -74,7 +74,7 @@ def _may_separate(body: str, low: str) -> bool:
 
 
 # The first word of a text that LEAD matches, when the text is ASCII.
-_LEAD_WORDS = ("compare", "porownaj")
+_LEAD_WORDS: Final = ("compare", "porownaj")
 
 
 def may_compare(text: str, words: list[str] | None, flags: int) -> bool:

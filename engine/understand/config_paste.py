@@ -12,28 +12,28 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from engine.lazyre import lazy
 from engine.models import MLA, LayerTypes, ModelSpec, MoE, NativePrecision
 from engine.understand.patterns import hint
 
-SOURCE = "pasted config.json"
-CONFIG_HINTS = hint(
+SOURCE: Final = "pasted config.json"
+CONFIG_HINTS: Final = hint(
     "num_hidden_layers", "num_attention_heads", "hidden_size", "num_key_value_heads", "n_layer",
 )  # fmt: skip
 # '"num_hidden_layers": 80,' or 'num_hidden_layers = 80' or "'sliding_window': null"
-_KEY_VALUE = lazy(
+_KEY_VALUE: Final = lazy(
     r"[\"']?([a-z_][a-z0-9_]{1,40})[\"']?\s*[:=]\s*"
     r"(\"[^\"\n]{0,200}\"|'[^'\n]{0,200}'|-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|true|false|null|none"
     r"|\[[^\[\]]{0,4000}\])",
     re.I,
 )
-_REQUIRED = ("num_hidden_layers", "hidden_size", "num_attention_heads")
-MAX_DIM = 1 << 20  # no real config has a dimension past this: a paste error
+_REQUIRED: Final = ("num_hidden_layers", "hidden_size", "num_attention_heads")
+MAX_DIM: Final = 1 << 20  # no real config has a dimension past this: a paste error
 # Plain two-matrix MLPs (up, down; no gate): everything else here has a gated MLP.
-_UNGATED = ("falcon", "gpt2", "gpt_neox", "gptj", "bloom", "mpt", "starcoder", "opt", "phi")
-_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "half": "fp16"}
+_UNGATED: Final = ("falcon", "gpt2", "gpt_neox", "gptj", "bloom", "mpt", "starcoder", "opt", "phi")
+_DTYPES: Final = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "half": "fp16"}
 
 
 @dataclass(frozen=True)
@@ -50,14 +50,14 @@ class Pasted:
 
 # The keys a shape is sized without, each with the default it then takes: said back with the
 # answer, so a partial paste is never sized on a silent guess.
-_DEFAULTED = (
+_DEFAULTED: Final = (
     ("num_key_value_heads", ("num_key_value_heads", "num_kv_heads")),
     ("intermediate_size", ("intermediate_size", "ffn_dim")),
     ("vocab_size", ("vocab_size",)),
     ("max_position_embeddings", ("max_position_embeddings", "seq_length")),
 )
 # Each left-out key's stand-in, as ``_spec`` applies it (said back in the config's own terms)
-DEFAULTS = {
+DEFAULTS: Final = {
     "num_key_value_heads": "num_key_value_heads = num_attention_heads",
     "intermediate_size": "intermediate_size = 4 × hidden_size",
     "vocab_size": "vocab_size = 32000",

@@ -4,14 +4,14 @@ whether a card is asked in the plural ("h100s", "how many h100", "h100 กี่
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from engine.lazyre import lazy
 
 if TYPE_CHECKING:
     from engine.understand.query import Query
 
-COUNT_WORDS = {
+COUNT_WORDS: Final = {
     "one": 1,
     "two": 2,
     "three": 3,
@@ -33,9 +33,11 @@ COUNT_WORDS = {
     "สี่": 4,
     "แปด": 8,
 }
-COUNT = r"(1[0-6](?!\d)|[1-9](?!\d)|" + "|".join(sorted(COUNT_WORDS, key=len, reverse=True)) + r")"
-CARD_NOUN = r"(?:cards?|gpus?|kart\w*|karty|การ์ด|ใบ)"
-GPU_COUNT = lazy(
+COUNT: Final = (
+    r"(1[0-6](?!\d)|[1-9](?!\d)|" + "|".join(sorted(COUNT_WORDS, key=len, reverse=True)) + r")"
+)
+CARD_NOUN: Final = r"(?:cards?|gpus?|kart\w*|karty|การ์ด|ใบ)"
+GPU_COUNT: Final = lazy(
     r"(?<![\w.])(\d+|"
     + "|".join(sorted(COUNT_WORDS, key=len, reverse=True))
     + r")"
@@ -47,16 +49,24 @@ GPU_COUNT = lazy(
 
 # A follow-up's count of the card already being discussed, at the end of the message: "on two
 # of them?", "and on 2x?", "4 of those", "a na dwóch takich?", "บน 2 ใบ" is GPU_COUNT's.
-FOLLOW_COUNT = lazy(
+FOLLOW_COUNT: Final = lazy(
     r"(?:(?<![\w.])(?:on|with|across|using|na|z)\s+" + COUNT + r"(?:\s*x\b)?"
     r"|(?<![\w.])" + COUNT + r"\s*x|(?<![\w.])" + COUNT + r"(?=\s+(?:of\s+(?:them|those|these)"
     r"|takich|tych|such)))(?:\s+(?:of\s+(?:them|those|these)|takich|tych|such(?:\s+cards)?))?"
     r"[\s?!.]*$"
 )
 
-_COUNT_TOKENS = frozenset([*COUNT_WORDS, *(str(i) for i in range(1, 17))])
-_FOLLOW_PREPS = frozenset(("on", "with", "across", "using", "na", "z"))
-_FOLLOW_ENDS = (" of them", " of those", " of these", " takich", " tych", " such", " such cards")
+_COUNT_TOKENS: Final = frozenset([*COUNT_WORDS, *(str(i) for i in range(1, 17))])
+_FOLLOW_PREPS: Final = frozenset(("on", "with", "across", "using", "na", "z"))
+_FOLLOW_ENDS: Final = (
+    " of them",
+    " of those",
+    " of these",
+    " takich",
+    " tych",
+    " such",
+    " such cards",
+)
 
 
 def ends_with_count(s: str) -> bool:
@@ -76,11 +86,11 @@ def ends_with_count(s: str) -> bool:
 
 
 # A card named in the plural or with "several" before it: "h100s", "kilku a100", "several a40".
-SEVERAL_WORDS = lazy(r"\b(?:several|multiple|a\s+few|kilk[au]|paru|หลาย)\s")
-_PLURAL_BEFORE = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
-_HOW_MANY = (" many", " ile", " ilu")
-_CARD_NOUNS = (" kart", " karty", " gpu", " gpus", " cards", " card")  # "ile kart h100"
-_HOW_MANY_AFTER = ("กี่ใบ", "กี่การ์ด", "กี่ตัว")
+SEVERAL_WORDS: Final = lazy(r"\b(?:several|multiple|a\s+few|kilk[au]|paru|หลาย)\s")
+_PLURAL_BEFORE: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+_HOW_MANY: Final = (" many", " ile", " ilu")
+_CARD_NOUNS: Final = (" kart", " karty", " gpu", " gpus", " cards", " card")  # "ile kart h100"
+_HOW_MANY_AFTER: Final = ("กี่ใบ", "กี่การ์ด", "กี่ตัว")
 
 
 def says_several(window: str, before: str = "", after: str = "") -> bool:
@@ -109,7 +119,7 @@ def says_several(window: str, before: str = "", after: str = "") -> bool:
 
 
 # "tp=4", "tp4", "tp 8", "tensor parallel 4", "tensor-parallel-size 2": that many cards.
-TENSOR_PARALLEL = lazy(
+TENSOR_PARALLEL: Final = lazy(
     r"(?<![\w.])(?:tp|tensor[\s_-]*parallel(?:ism)?(?:[\s_-]*size)?)\s*(?:=|:|of|x)?\s*(\d{1,4})\b"
 )
 

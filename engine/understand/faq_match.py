@@ -8,12 +8,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from functools import partial
+from typing import Final
 
 from engine.catalog import Catalog
 from engine.catalog_cache import per_catalog
 
-FAQ_MIN_SCORE = 1.5  # one keyword of a few letters is not enough to call it an FAQ
-_WORDS_KEPT = 8192  # distinct question words remembered per catalog; then it starts over
+FAQ_MIN_SCORE: Final = 1.5  # one keyword of a few letters is not enough to call it an FAQ
+_WORDS_KEPT: Final = 8192  # distinct question words remembered per catalog; then it starts over
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ def faq_index(catalog: Catalog) -> FaqIndex:
     )
 
 
-_SPANS = tuple(slice(j, j + 3) for j in range(96))  # a word's three-letter pieces, in turn
+_SPANS: Final = tuple(slice(j, j + 3) for j in range(96))  # a word's three-letter pieces, in turn
 
 
 def _entries_of(by_gram: dict[str, tuple[tuple[int, str], ...]], word: str) -> tuple[int, ...]:

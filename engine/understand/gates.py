@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from typing import Final
 
 from engine.lazyre import lazy
 from engine.understand.config_paste import CONFIG_HINTS
@@ -39,11 +40,11 @@ from engine.understand.patterns import (
 )
 
 # The words of a group that says how many use it (slots.GROUP: "me and 4 friends")
-GROUP_HINTS = ("of us", "friend", "buddies", "mates", "pals", "colleag", "worker", "others", "guys", "znajom", "koleg", "osob", "osób")  # fmt: skip
+GROUP_HINTS: Final = ("of us", "friend", "buddies", "mates", "pals", "colleag", "worker", "others", "guys", "znajom", "koleg", "osob", "osób")  # fmt: skip
 # GROUP's words ("me and 4 friends", "5 of us"): "us" stands for "of us", so it is one word's
-GROUP_WORD_HINTS = hint(*(w.replace("of us", "us") for w in GROUP_HINTS))
+GROUP_WORD_HINTS: Final = hint(*(w.replace("of us", "us") for w in GROUP_HINTS))
 
-_HINTS: tuple[re.Pattern[str], ...] = (
+_HINTS: Final[tuple[re.Pattern[str], ...]] = (
     CARDS_HINTS,
     LIMIT_CONTEXT_HINTS,
     LIMIT_BATCH_HINTS,
@@ -62,50 +63,61 @@ _HINTS: tuple[re.Pattern[str], ...] = (
     CARD_INFO_HINTS,
     GROUP_WORD_HINTS,
 )
-HAS_CARDS, HAS_LIMIT_CONTEXT, HAS_LIMIT_BATCH, HAS_COUNT = (1 << i for i in range(4))
-HAS_BUDGET, HAS_TASK, HAS_SHAPE, HAS_CONTEXT_WORD = (1 << i for i in range(4, 8))
-HAS_BATCH, HAS_HOURLY, HAS_CONFIG, HAS_CONTEXT_NOUN = (1 << i for i in range(8, 12))
-HAS_OTHER_MONEY = 1 << 12  # a currency the prices are not in ("zł", "บาท", "€")
-HAS_TASKS = tuple(1 << i for i in range(13, 13 + len(TASKS)))  # each TASKS rule's own hint
-HAS_MONTH_SHORT = 1 << (13 + len(TASKS))  # "mo" (a BUDGET form when it ends a word: "$50/mo")
-HAS_CARD_INFO = HAS_MONTH_SHORT << 1  # a CARD_INFO word ("specs", "price") may be there
-HAS_GROUP = HAS_CARD_INFO << 1  # a GROUP_HINTS word may be there
-HAS_DIGIT = 1 << len(_HINTS)  # the text holds a digit (``DIGIT.search``)
-HAS_PRECISION_LIKE = HAS_DIGIT << 1  # a word passes ``may_name_precision`` ("4bit", "q9")
-HAS_PRECISION_WORD = HAS_DIGIT << 2  # (a catalog's table) a word holds a precision's piece
-HAS_FOUR_DIGITS = HAS_DIGIT << 3  # four digits in a row: what every BIG_NUMBER match holds
-HAS_CARD_WORD = HAS_DIGIT << 4  # (a catalog's table) a word holds a piece of a card's name
+# Each hint's bit, in _HINTS order.
+HAS_CARDS: Final = 1 << 0
+HAS_LIMIT_CONTEXT: Final = 1 << 1
+HAS_LIMIT_BATCH: Final = 1 << 2
+HAS_COUNT: Final = 1 << 3
+HAS_BUDGET: Final = 1 << 4
+HAS_TASK: Final = 1 << 5
+HAS_SHAPE: Final = 1 << 6
+HAS_CONTEXT_WORD: Final = 1 << 7
+HAS_BATCH: Final = 1 << 8
+HAS_HOURLY: Final = 1 << 9
+HAS_CONFIG: Final = 1 << 10
+HAS_CONTEXT_NOUN: Final = 1 << 11
+HAS_OTHER_MONEY: Final = 1 << 12  # a currency the prices are not in ("zł", "บาท", "€")
+HAS_TASKS: Final = tuple(1 << i for i in range(13, 13 + len(TASKS)))  # each TASKS rule's own hint
+# "mo" (a BUDGET form when it ends a word: "$50/mo")
+HAS_MONTH_SHORT: Final = 1 << (13 + len(TASKS))
+HAS_CARD_INFO: Final = HAS_MONTH_SHORT << 1  # a CARD_INFO word ("specs", "price") may be there
+HAS_GROUP: Final = HAS_CARD_INFO << 1  # a GROUP_HINTS word may be there
+HAS_DIGIT: Final = 1 << len(_HINTS)  # the text holds a digit (``DIGIT.search``)
+HAS_PRECISION_LIKE: Final = HAS_DIGIT << 1  # a word passes ``may_name_precision`` ("4bit", "q9")
+HAS_PRECISION_WORD: Final = HAS_DIGIT << 2  # (a catalog's table) a word holds a precision's piece
+HAS_FOUR_DIGITS: Final = HAS_DIGIT << 3  # four digits in a row: what every BIG_NUMBER match holds
+HAS_CARD_WORD: Final = HAS_DIGIT << 4  # (a catalog's table) a word holds a piece of a card's name
 # What :func:`engine.understand.compare.split` needs to find alternatives in a text whose only
 # whitespace is single spaces: a word that opens with a separator's word ("vs", "or", "czy"),
 # and two "<digit> k/m" endings (a "k" or "m" that ends its word or is followed by a character
 # that is no \w, right after a digit or opening its word): HAS_KM_ENDS when two may be there.
-HAS_SEPARATOR = HAS_DIGIT << 5
-HAS_KM_END = HAS_DIGIT << 6  # a word holds one
-HAS_KM_ENDS = HAS_DIGIT << 7  # a word holds two, or two words hold one (set by gates())
+HAS_SEPARATOR: Final = HAS_DIGIT << 5
+HAS_KM_END: Final = HAS_DIGIT << 6  # a word holds one
+HAS_KM_ENDS: Final = HAS_DIGIT << 7  # a word holds two, or two words hold one (set by gates())
 # Two words pass ``may_name_precision`` / hold a precision's piece (set by gates()): without
 # it, once the one word that does is cut whole, no other can be found.
-HAS_PRECISION_LIKES = HAS_PRECISION_LIKE << 8
-HAS_PRECISION_WORDS = HAS_PRECISION_WORD << 8
+HAS_PRECISION_LIKES: Final = HAS_PRECISION_LIKE << 8
+HAS_PRECISION_WORDS: Final = HAS_PRECISION_WORD << 8
 # A word with a "-" or a digit right before an "e" ("-5", "1e30"): what slots.said_oddly
 # reads holds one of these, or four digits in a row (HAS_FOUR_DIGITS)
-HAS_ODD_NUMBER = HAS_DIGIT << 11
+HAS_ODD_NUMBER: Final = HAS_DIGIT << 11
 assert HAS_KM_ENDS < HAS_PRECISION_LIKES < HAS_PRECISION_WORDS < HAS_ODD_NUMBER
-_SEPARATOR_OPENS = ("vs", "versus", "or", "czy", "albo", "lub", "kontra")
+_SEPARATOR_OPENS: Final = ("vs", "versus", "or", "czy", "albo", "lub", "kontra")
 # The hints that have a literal with a space: read before any slot is cut from the text.
-SPACED_BEFORE_CUTS = (LIMIT_CONTEXT_HINTS, LIMIT_BATCH_HINTS)
+SPACED_BEFORE_CUTS: Final = (LIMIT_CONTEXT_HINTS, LIMIT_BATCH_HINTS)
 
-_PLAIN: tuple[tuple[str, int], ...] = tuple(
+_PLAIN: Final[tuple[tuple[str, int], ...]] = tuple(
     (w, 1 << i) for i, h in enumerate(_HINTS) for w in HINT_WORDS[id(h)] if " " not in w
 )
-_SPACED: tuple[tuple[str, int], ...] = tuple(
+_SPACED: Final[tuple[tuple[str, int], ...]] = tuple(
     (w, 1 << i) for i, h in enumerate(_HINTS) for w in HINT_WORDS[id(h)] if " " in w
 )
 assert {b for _, b in _SPACED} <= {1 << _HINTS.index(h) for h in SPACED_BEFORE_CUTS}
-_SPACED_HEADS = tuple(sorted({w[: w.index(" ") + 1] for w, _ in _SPACED}))  # "how ", "jak "
-_FOUR_DIGITS = lazy(r"\d\d{3}")  # "\d{4}", opening with the class: see patterns.WORD
-_DIGIT_E = lazy(r"\de\+?\d")
-_WORDS_KEPT = 8192  # distinct words remembered; then it starts over
-_WORD_GATES: dict[str, int] = {}
+_SPACED_HEADS: Final = tuple(sorted({w[: w.index(" ") + 1] for w, _ in _SPACED}))  # "how ", "jak "
+_FOUR_DIGITS: Final = lazy(r"\d\d{3}")  # "\d{4}", opening with the class: see patterns.WORD
+_DIGIT_E: Final = lazy(r"\de\+?\d")
+_WORDS_KEPT: Final = 8192  # distinct words remembered; then it starts over
+_WORD_GATES: Final[dict[str, int]] = {}
 
 
 def _prefixes(plain: tuple[tuple[str, int], ...]) -> dict[str, int]:
@@ -123,7 +135,7 @@ def _prefixes(plain: tuple[tuple[str, int], ...]) -> dict[str, int]:
 # the word is read on while what was read is still the start of some literal (a walk down the
 # literals' prefix tree), so a new word costs a few dict reads per letter, not a test per
 # literal. No literal holds a digit, so a word of digits alone holds none.
-_PREFIX: dict[str, int] = _prefixes(_PLAIN)
+_PREFIX: Final[dict[str, int]] = _prefixes(_PLAIN)
 assert not any(c.isdigit() for w, _ in _PLAIN for c in w)
 
 

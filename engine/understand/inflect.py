@@ -8,24 +8,25 @@ is only taken off when what remains is a vocabulary word, so nothing is guessed.
 from __future__ import annotations
 
 from collections.abc import Collection
+from typing import Final
 
 from engine.lazyre import lazy
 
 # (ending, what replaces it), longest endings first: "llamie" -> "llama", "qwenem" -> "qwen".
-_ENDINGS = (
+_ENDINGS: Final = (
     ("iem", ""), ("owi", ""), ("ach", "a"), ("ami", "a"), ("ie", "a"), ("ie", ""), ("em", ""),
     ("ą", "a"), ("ę", "a"), ("y", "a"), ("i", "a"), ("a", ""), ("u", ""), ("e", ""),
     ("ą", ""), ("ę", ""),
 )  # fmt: skip
-MIN_STEM = 3
+MIN_STEM: Final = 3
 # The endings by their last letter, in the same order: most words end in none of them.
-_BY_LAST: dict[str, tuple[tuple[str, str], ...]] = {
+_BY_LAST: Final[dict[str, tuple[tuple[str, str], ...]]] = {
     last: tuple(e for e in _ENDINGS if e[0][-1] == last) for last in {e[0][-1] for e in _ENDINGS}
 }
 
 
 # "(?<=[^\d.])[\d.]+$", opening with the class so the regex engine skips to a digit or "."
-_TRAILING_VERSION = lazy(r"[\d.](?<=[^\d.][\d.])[\d.]*$")
+_TRAILING_VERSION: Final = lazy(r"[\d.](?<=[^\d.][\d.])[\d.]*$")
 
 
 def base_form(word: str, vocab: Collection[str]) -> str:

@@ -4,14 +4,16 @@ words; plain sizing shorthand ("70b int4") says nothing and leaves it to the pla
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.lazyre import lazy
 from engine.models import Lang
 
-_THAI = lazy(r"[\u0e00-\u0e7f]")
-_PL_CHARS = lazy(r"[ąćęłńóśźż]")
+_THAI: Final = lazy(r"[\u0e00-\u0e7f]")
+_PL_CHARS: Final = lazy(r"[ąćęłńóśźż]")
 # "zł" after an amount is the currency's sign, written so in English too ("for 2000 zł"): alone
 # it is a weak Polish word, like "w" or "na", not a Polish letter that decides.
-_ZLOTY_SIGN = lazy(r"(?<![^\W\d_])zł(?![^\W\d_])")
+_ZLOTY_SIGN: Final = lazy(r"(?<![^\W\d_])zł(?![^\W\d_])")
 
 
 def _word_set(text: str) -> frozenset[str]:
@@ -19,7 +21,7 @@ def _word_set(text: str) -> frozenset[str]:
 
 
 # Language from words (a set lookup per word, not a regex tried at every position).
-_PL_WORDS = _word_set(
+_PL_WORDS: Final = _word_set(
     "ile ilu jaki jaka jakie jakiej czy dla partia partii karta karty karte kartę kartach "
     "miesiecznie miesięcznie miesiac miesiąc pamieci pamięci moge mogę kosztuje jak miesci "
     "mieści wystarczy obliczyc obliczyć pytanie pomoc najlepszy uruchomic uruchomić dwoch dwóch "
@@ -27,38 +29,42 @@ _PL_WORDS = _word_set(
     "czemu tylko pokazuje cena ceny cenę koszt polecasz polecisz kodu lepsze lepszy lepsza "
     "lepiej kart graficznych graficzna graficzne jest dobra dobry dobre warto nada nadaje"
 )
-_PL_STEMS = (
+_PL_STEMS: Final = (
     "potrzebuj", "kontekst", "dostrajani", "dostroi", "zmiesci", "zmieści", "uzytkownik",
     "użytkownik", "najtansz", "najtańsz", "dzialaj", "działaj", "dotren", "doucz", "fajnt",
     "trenuj", "trenowa", "wytren", "zrobi",
 )  # fmt: skip
-_EN_WORDS = _word_set(
+_EN_WORDS: Final = _word_set(
     "how what whats which does do can need fit fits run serve cheapest much many the for and "
     "card about please english with max under best biggest longest is will "
     "on at in of my have estimate want get budget month monthly"
 )
-_PL_WEAK = frozenset(["w", "na", "z", "i", "a", "mam", "dla"])  # also in English shorthand or names
-_ENGLISH_SHORTHAND = frozenset(("w/", "w/o", "b/c", "c/w"))
-_WORD_EDGES = ".,;:!?()[]{}<>\"'`*|=-/"
-_EN_LETTERS = lazy(r"[a-z][a-z]{2,}")  # "[a-z]{3,}", opening with the class: see patterns.WORD
+# also in English shorthand or names
+_PL_WEAK: Final = frozenset(["w", "na", "z", "i", "a", "mam", "dla"])
+_ENGLISH_SHORTHAND: Final = frozenset(("w/", "w/o", "b/c", "c/w"))
+_WORD_EDGES: Final = ".,;:!?()[]{}<>\"'`*|=-/"
+# "[a-z]{3,}", opening with the class: see patterns.WORD
+_EN_LETTERS: Final = lazy(r"[a-z][a-z]{2,}")
 # What each listed word adds to (English, Polish): one dict lookup per word; a word not listed
 # is Polish only by a stem, which no word shorter than the shortest stem can start with.
-_WEIGHTS = {
+_WEIGHTS: Final = {
     w: (
         int(w in _EN_WORDS),
         (0.5 if w in _PL_WEAK else 1.0) if w in _PL_WORDS or w.startswith(_PL_STEMS) else 0.0,
     )
     for w in _EN_WORDS | _PL_WORDS
 }
-_SHORTEST_STEM = min(map(len, _PL_STEMS))
+_SHORTEST_STEM: Final = min(map(len, _PL_STEMS))
 
 
 # What a word of the lowered text adds, packed in one int so a text's words add up in one
 # ``sum``: English words times _EN, Polish half-words times _PL, and _LETTERS when the word
 # holds three ASCII letters in a row (``_EN_LETTERS``, which no space is part of).
-_LETTERS, _PL, _EN = 1, 1 << 20, 1 << 40  # each field stays below the next: words are few
-_WORDS_KEPT = 8192  # distinct words remembered; then it starts over
-_WORD_WEIGHT: dict[str, int] = {}
+_LETTERS: Final = 1  # each field stays below the next: words are few
+_PL: Final = 1 << 20
+_EN: Final = 1 << 40
+_WORDS_KEPT: Final = 8192  # distinct words remembered; then it starts over
+_WORD_WEIGHT: Final[dict[str, int]] = {}
 
 
 def _weigh(w: str) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
+from typing import Final
 
 from engine.catalog import Catalog, norm
 from engine.catalog_cache import per_catalog
@@ -17,13 +18,14 @@ from engine.lazyre import lazy
 from engine.models import ModelSpec
 from engine.understand.patterns import MOE_SIZE, NUMBER_WORD
 
-VERSION_WEIGHT = 0.15  # a version the person left out ("llama 70b") costs this much of a word
-_SEPARATORS = lazy(r"[-_:/,()\[\]]+")
-_LETTER_DIGIT = lazy(r"(?<=[a-z])(?=\d)")
-_MOE_JOIN = lazy(r"(\d)x (\d)")
-_SIZE_TOKEN = lazy(r"\b\d+(?:\.\d+)?\s?[bt]\b")
-_SPACES = lazy(r"\s\s*")  # "\s+", opening with the class: see patterns.WORD
-_MODEL_NOISE = lazy(
+# a version the person left out ("llama 70b") costs this much of a word
+VERSION_WEIGHT: Final = 0.15
+_SEPARATORS: Final = lazy(r"[-_:/,()\[\]]+")
+_LETTER_DIGIT: Final = lazy(r"(?<=[a-z])(?=\d)")
+_MOE_JOIN: Final = lazy(r"(\d)x (\d)")
+_SIZE_TOKEN: Final = lazy(r"\b\d+(?:\.\d+)?\s?[bt]\b")
+_SPACES: Final = lazy(r"\s\s*")  # "\s+", opening with the class: see patterns.WORD
+_MODEL_NOISE: Final = lazy(
     r"\b(?:instruct|chat|hf|it|base|gguf|ggml|awq|gptq|exl2|mlx|preview|latest|text|ollama)\b"
 )
 

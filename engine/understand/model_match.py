@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from operator import itemgetter
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from engine.catalog import Catalog, norm
 from engine.lazyre import lazy
@@ -42,19 +42,20 @@ from engine.understand.patterns import (
 from engine.understand.query import ModelMatch, Query
 from engine.understand.slots import num
 
-MAX_MODEL_TOKENS = 8  # name tokens scored; the rest of a long message is not a model name
-MAX_NAME_CHARS = 80  # longer "words" are pasted noise, not a model name (HF ids are ~40)
-NOISE_WEIGHT = 0.3  # a word like no catalog word ("nemotron") counts this much against a match
-ACCEPT = 80.0  # take the best match without asking
-ACCEPT_UNDERSPECIFIED = 65.0  # "kimi", "deepseek 671b": every word fits, the name has more
-TIE = 3.0  # matches this close to the best are "it could also be"
-CANDIDATE = 50.0  # below this a model is not worth offering
-SIZE_PENALTY = 40.0  # "qwen 70b" is not a Qwen of another size
-CANDIDATE_BUDGET = 64  # names scored, shared among the query's words (shortest names first)
-ALL_WORDS_CANDIDATES = 128  # names holding every query word, scored when this few
-SIZE_CLOSENESS = 100.0  # points off per 100% size difference within the 5% tolerance
-RELEASE_TAG = lazy(r"\d{4}")
-_first = itemgetter(0)
+MAX_MODEL_TOKENS: Final = 8  # name tokens scored; the rest of a long message is not a model name
+MAX_NAME_CHARS: Final = 80  # longer "words" are pasted noise, not a model name (HF ids are ~40)
+# a word like no catalog word ("nemotron") counts this much against a match
+NOISE_WEIGHT: Final = 0.3
+ACCEPT: Final = 80.0  # take the best match without asking
+ACCEPT_UNDERSPECIFIED: Final = 65.0  # "kimi", "deepseek 671b": every word fits, the name has more
+TIE: Final = 3.0  # matches this close to the best are "it could also be"
+CANDIDATE: Final = 50.0  # below this a model is not worth offering
+SIZE_PENALTY: Final = 40.0  # "qwen 70b" is not a Qwen of another size
+CANDIDATE_BUDGET: Final = 64  # names scored, shared among the query's words (shortest names first)
+ALL_WORDS_CANDIDATES: Final = 128  # names holding every query word, scored when this few
+SIZE_CLOSENESS: Final = 100.0  # points off per 100% size difference within the 5% tolerance
+RELEASE_TAG: Final = lazy(r"\d{4}")
+_first: Final = itemgetter(0)
 
 
 class _Ranked(NamedTuple):
@@ -64,7 +65,7 @@ class _Ranked(NamedTuple):
     head: bool  # and one of them is a family's first word
 
 
-_ranked = tuple.__new__  # a _Ranked from its fields' tuple, without the Python-level __new__
+_ranked: Final = tuple.__new__  # a _Ranked from its fields' tuple, without the Python-level __new__
 
 
 @lru_cache(maxsize=4096)
@@ -162,10 +163,12 @@ def _corrected(index: ModelIndex, key: str) -> tuple[str, bool]:
     return " ".join(out), new_tag
 
 
-_SKIP, _NAME, _MAYBE = 0, 1, 2
+_SKIP: Final = 0
+_NAME: Final = 1
+_MAYBE: Final = 2
 
 
-_KINDS_KEPT = 8192  # distinct words remembered per index; then it starts over
+_KINDS_KEPT: Final = 8192  # distinct words remembered per index; then it starts over
 
 
 def _word_kind(index: ModelIndex, token: str) -> tuple[str, int]:

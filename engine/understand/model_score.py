@@ -7,15 +7,17 @@ Kept apart from :mod:`engine.understand.model_match`, which decides what a score
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Final
 
 from engine.lazyre import lazy
 from engine.understand.model_index import ModelIndex, is_version
 
-PARTIAL_VERSION = 0.5  # "3" for "3.1": right major version, minor not given
-TYPO_CUTOFF = 80.0  # "lama" ~ "llama" (89); "qwen" ~ "qwq" (57) is not a typo
-TYPO_CUTOFF_SAME_INITIAL = 75.0  # one wrong letter of four ("quen" ~ "qwen") if it starts right
-TYPO_CAP = 0.95  # a typo never scores like the word itself
-LONG_WORD = 10  # from this length a typo may be two slips ("magistral" is not "mistral")
+PARTIAL_VERSION: Final = 0.5  # "3" for "3.1": right major version, minor not given
+TYPO_CUTOFF: Final = 80.0  # "lama" ~ "llama" (89); "qwen" ~ "qwq" (57) is not a typo
+# one wrong letter of four ("quen" ~ "qwen") if it starts right
+TYPO_CUTOFF_SAME_INITIAL: Final = 75.0
+TYPO_CAP: Final = 0.95  # a typo never scores like the word itself
+LONG_WORD: Final = 10  # from this length a typo may be two slips ("magistral" is not "mistral")
 _Scores = dict[int, tuple[float, bool, bool]]
 _QInfo = tuple[tuple[float, tuple[tuple[str, float], ...]], ...]
 _Option = tuple[str, float, float, bool, bool]  # name word, key points, word points, slip, head
@@ -49,7 +51,7 @@ def _token_matches(index: ModelIndex, token: str) -> tuple[tuple[str, float], ..
     return tuple(sorted(out.items(), key=lambda vq: -vq[1]))
 
 
-_DOUBLED = lazy(r"(.)\1+")
+_DOUBLED: Final = lazy(r"(.)\1+")
 
 
 def _slips(typed: str, word: str, most: int) -> int:
@@ -96,7 +98,7 @@ def _score_key(index: ModelIndex, kid: int, qinfo: _QInfo) -> tuple[float, bool,
     return 50 * kc + 50 * qc, complete, head
 
 
-_NONE = (-1.0, False, False)
+_NONE: Final = (-1.0, False, False)
 
 
 def _keep_best(best: _Scores, owners: tuple[int, ...], s: tuple[float, bool, bool]) -> None:

@@ -6,25 +6,27 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Final
 
 from engine.lazyre import lazy
 from engine.limits import MAX_QUERY_CHARS
 
-NORMALISE_CHARS = 4 * MAX_QUERY_CHARS  # NFKC may also shrink text (composition): read a margin
-_THAI_DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙", "0123456789")
-_INVISIBLE = lazy(
+# NFKC may also shrink text (composition): read a margin
+NORMALISE_CHARS: Final = 4 * MAX_QUERY_CHARS
+_THAI_DIGITS: Final = str.maketrans("๐๑๒๓๔๕๖๗๘๙", "0123456789")
+_INVISIBLE: Final = lazy(
     r"[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e"
     r"\u2060-\u206f\ufe00-\ufe0f\ufeff\ufff9-\ufffb]"
 )
-_MARKUP = lazy(r"</?[a-z][a-z0-9]{0,10}(?:\s[^<>]{0,80})?/?>|\*\*|__|`+|~~|\|\|", re.I)
+_MARKUP: Final = lazy(r"</?[a-z][a-z0-9]{0,10}(?:\s[^<>]{0,80})?/?>|\*\*|__|`+|~~|\|\|", re.I)
 # str.translate reads its table per character (several us on a Thai question): only a text
 # that holds a Thai digit is changed by it.
-_THAI_DIGIT = lazy(r"[๐-๙]")
+_THAI_DIGIT: Final = lazy(r"[๐-๙]")
 
 
 # A character that is not printable ASCII, or one a _MARKUP form opens with ("<*_`~|"):
 # a text with none is only ever changed by the whitespace join, and most questions are that.
-_NOT_PLAIN = lazy(r"[^\x20-\x29\x2b-\x3b\x3d-\x5e\x61-\x7b\x7d]")
+_NOT_PLAIN: Final = lazy(r"[^\x20-\x29\x2b-\x3b\x3d-\x5e\x61-\x7b\x7d]")
 
 
 def clean(text: str) -> tuple[str, bool]:

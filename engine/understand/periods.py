@@ -9,6 +9,7 @@ behind as a model's name.
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from engine.catalog import Catalog
 from engine.lazyre import lazy
@@ -16,7 +17,7 @@ from engine.understand.query import Query
 
 # Right after the amount: a separator and a unit, or one word that says both. Latin words end
 # at a word's edge; Thai runs on without a space ("ต่อชั่วโมงใช้โมเดลไหน").
-PERIOD = lazy(
+PERIOD: Final = lazy(
     r"(?:\s*(?:\$|usd\b|dollars?\b|dolar\w*|bucks\b|ดอลลาร์))?"  # "budżet 100 $ tygodniowo"
     r"\s*(?:(?:/|per\b|an?\b|each\b|na\b|za\b|po\b)\s*"
     r"(?:(hours?|hrs?|h|godzin[ęeyaą]?|godz\b\.?)|(days?|d|dzie[nń]|dob[ęeyaą]?)"
@@ -24,7 +25,7 @@ PERIOD = lazy(
     r"|(hourly|godzinowo|za\s+godzin[ęe])(?!\w)|(daily|dziennie)(?!\w)|(weekly|tygodniowo)(?!\w)"
     r"|(?:ต่อ\s*|ละ\s*|ราย)(?:(ชั่วโมง|ชม\.?)|(วัน)|(สัปดาห์|อาทิตย์)))"
 )
-_UNITS = ("hour", "day", "week")
+_UNITS: Final = ("hour", "day", "week")
 
 
 def period_after(s: str, end: int) -> tuple[str | None, int]:
@@ -55,11 +56,11 @@ def cut_money(q: Query, s: str, m: re.Match[str], catalog: Catalog) -> str:
 # on when not to rent.
 # Only asked whether it matches: "\b(?:minimum|...)<then a rental word>" is spelt out per word
 # ("m(?<!\wm)inimum" is "\bminimum"), so every form opens with a letter the regex engine skips to.
-_RENT_WORD = (
+_RENT_WORD: Final = (
     r"\b(?:\s+\S+){0,3}?\s+(?:rent\w*|hire|period|term|lease|wynaj\w*|najem\w*|najm\w*|okres\w*)\b"
 )
-_RENT_TERM = r"\s+(?:period|term|okres\w*)\b"
-RENT_TERMS = lazy(
+_RENT_TERM: Final = r"\s+(?:period|term|okres\w*)\b"
+RENT_TERMS: Final = lazy(
     "|".join(w + _RENT_WORD for w in (
         r"m(?<!\wm)in(?:imum|imal|)", r"s(?<!\ws)hortest", r"n(?<!\wn)ajkr[oó]tsz\w*",
         r"m(?<!\wm)inimaln\w*",

@@ -7,6 +7,8 @@ remains is the model name, which :mod:`engine.understand.model_match` matches.
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.catalog import Catalog, norm
 from engine.lazyre import lazy
 from engine.understand.catalog_words import (
@@ -87,17 +89,17 @@ from engine.understand.stop_words import chat_words
 from engine.understand.variants import ada_spelling, amount_after, unknown_card, variant_word
 
 # "what's", "i'm", "don't": the apostrophe must not leave a stray "s" for the model name.
-_CONTRACTION = lazy(r"(?<=[a-z])'(?:s|re|m|ll|d|ve)\b|(?<=[a-z])n't\b")
+_CONTRACTION: Final = lazy(r"(?<=[a-z])'(?:s|re|m|ll|d|ve)\b|(?<=[a-z])n't\b")
 # "...-Q6_K.gguf": a file's extension keeps the quantisation before it from being read.
-_FILE_EXTENSION = lazy(r"\.(?:gguf|ggml|safetensors|bin|pt|pth|onnx)\b")
+_FILE_EXTENSION: Final = lazy(r"\.(?:gguf|ggml|safetensors|bin|pt|pth|onnx)\b")
 
 
 # Each TASKS rule by its own gate bit; the bits rise in TASKS order, so reading a text's bits
 # lowest first tries its rules in that order, and only those whose hint the text holds.
-_TASK_RULES = {
+_TASK_RULES: Final = {
     bit: (rx, task, generic) for (_, rx, task, generic), bit in zip(TASKS, HAS_TASKS, strict=True)
 }
-_TASK_BITS = sum(HAS_TASKS)
+_TASK_BITS: Final = sum(HAS_TASKS)
 assert list(_TASK_RULES) == sorted(_TASK_RULES)
 
 
@@ -120,7 +122,7 @@ def _read_paste(q: Query, s: str) -> str:
     return s[:start] + " " + s[end:]
 
 
-_THINKING_OF = lazy(r"\bthinking\s+(?:of|about)\b")
+_THINKING_OF: Final = lazy(r"\bthinking\s+(?:of|about)\b")
 
 
 def _name_words_only(q: Query, retry: Query, s: str, catalog: Catalog) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Final
 
 from engine.lazyre import lazy
 from engine.limits import (
@@ -45,8 +46,8 @@ from engine.understand.query import Query
 from engine.understand.variants import variant_amount
 
 # A context said below zero ("-5k context", "ctx -8k"): the other context forms skip a "-"
-_CTX_UNIT = r"\s*(k\b|m\b|tys\b\.?|thousand\b|mln\b|million\b|พัน)?"
-NEGATIVE_CONTEXT = lazy(
+_CTX_UNIT: Final = r"\s*(k\b|m\b|tys\b\.?|thousand\b|mln\b|million\b|พัน)?"
+NEGATIVE_CONTEXT: Final = lazy(
     r"(?<![\w.])-(\d+(?:[.,]\d+)?)" + _CTX_UNIT + r"\s*(?:tokens?\s+(?:of\s+)?)?"
     r"(?:context|ctx|kontekst\w*|บริบท)|(?:context|ctx|kontekst\w*|บริบท)\s*(?:of|=|:)?\s*-"
     r"(\d+(?:[.,]\d+)?)" + _CTX_UNIT + r"(?![\w.])"
@@ -54,10 +55,10 @@ NEGATIVE_CONTEXT = lazy(
 )
 # NEGATIVE_CONTEXT's last form, alone: the only one a text without a context word can hold
 # (one literal "-" opens it: the regex engine skips to each "-" instead of trying every place).
-NEGATIVE_KM = lazy(r"-(?<![\w.]-)(\d+(?:[.,]\d+)?)\s*(k|m)\b(?!\s*(?:usd|\$|b\b|gb\b|/))")
-GIB_GB = 2**30 / 1e9  # "24 GiB" is 25.77 GB
+NEGATIVE_KM: Final = lazy(r"-(?<![\w.]-)(\d+(?:[.,]\d+)?)\s*(k|m)\b(?!\s*(?:usd|\$|b\b|gb\b|/))")
+GIB_GB: Final = 2**30 / 1e9  # "24 GiB" is 25.77 GB
 # A group that says how many use it: "me and 4 friends" (five), "5 of us", "ja i 3 znajomych"
-GROUP = lazy(
+GROUP: Final = lazy(
     r"\b(?:me|i|ja)\s+(?:and|&|\+|plus|i|oraz)\s+(\d{1,4})\s+(?:other\s+)?(?:friends?|buddies"
     r"|mates|pals|colleagues|co-?workers|teammates|others|guys|znajomych|koleg\w*|os[oó]b\w*)\b"
     r"|\b(\d{1,4})\s+of\s+us\b"
@@ -155,8 +156,8 @@ def read_numbers(  # noqa: C901 (one list of gated slots)
 
 
 # the words a year follows ("in 2026", "w 2026", "ปี 2026"), and the years read as such
-_YEAR_BEFORE = ("in", "w", "of", "by", "since", "until", "roku", "rok", "year", "ปี", "ในปี")
-_YEARS = range(2015, 2040)
+_YEAR_BEFORE: Final = ("in", "w", "of", "by", "since", "until", "roku", "rok", "year", "ปี", "ในปี")
+_YEARS: Final = range(2015, 2040)
 
 
 def _a_year(s: str, m: re.Match[str]) -> bool:
@@ -224,9 +225,9 @@ def bound(q: Query, flags: int = HAS_ODD_NUMBER) -> None:  # noqa: C901 (one lis
 # "-" and stop at an "e", so these are read here, for the slot the words around them name.
 # ("-\s?\$?\s?\d|\de\+?\d|\d{7}", opening with one class so the regex engine skips to a "-" or
 # a digit instead of trying all three forms at every place.)
-_ODD_HINT = lazy(r"[\d-](?:(?<=-)\s?\$?\s?\d|(?<=\d)(?:e\+?\d|\d{6}))")
-_NUM = r"(-\s?)?(\d[\d,]*(?:\.\d+)?(?:e\+?\d+)?)"
-_SAID_ODDLY = (
+_ODD_HINT: Final = lazy(r"[\d-](?:(?<=-)\s?\$?\s?\d|(?<=\d)(?:e\+?\d|\d{6}))")
+_NUM: Final = r"(-\s?)?(\d[\d,]*(?:\.\d+)?(?:e\+?\d+)?)"
+_SAID_ODDLY: Final = (
     (  # "-2x 4090", "1e30x h100", "-3 cards"
         "count",
         MAX_CARDS,
@@ -259,7 +260,7 @@ _SAID_ODDLY = (
 
 
 # A literal each form of a _SAID_ODDLY pattern holds, in its order
-_ODD_KEYS = (
+_ODD_KEYS: Final = (
     ("x", "×", "*", "card", "gpu", "kart", "การ์ด", "ใบ"),
     ("user", "people", "request", "session", "ytkownik", "osob", "osób", "คน", "ผู้ใช้",
      "batch", "bs", "partii", "แบตช์"),

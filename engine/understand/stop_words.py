@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.lazyre import lazy
 
 # Words that are never part of a model name (suggest.py reads this set too).
-_STOP_WORDS = (
+_STOP_WORDS: Final = (
     "how much many vram memory gpu gpus need needed needs do does i you we my to for run "
     "running serve serving with at on in a an the of is it can what which model models llm "
     "size and or fit fits will would should please pls plz me about any card cards cheapest "
@@ -40,7 +42,7 @@ _STOP_WORDS = (
     "laptop desktop pc computer workstation graphics kod kodu kodowania programowania "
     "programowanie"
 )
-STOP_WORDS = frozenset(_STOP_WORDS.split())  # autocomplete reads them too
+STOP_WORDS: Final = frozenset(_STOP_WORDS.split())  # autocomplete reads them too
 
 
 def chat_words(ident: str) -> bool:
@@ -49,4 +51,4 @@ def chat_words(ident: str) -> bool:
     return bool(pieces) and all(p in STOP_WORDS for p in pieces)
 
 
-_ID_PIECES = lazy(r"[-:/_.\s][-:/_.\s]*")  # "[...]+", opening with the class: see WORD
+_ID_PIECES: Final = lazy(r"[-:/_.\s][-:/_.\s]*")  # "[...]+", opening with the class: see WORD

@@ -5,10 +5,12 @@ answer has one verdict, not the known card's and the amount's side by side.
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.lazyre import lazy
 from engine.understand.query import Query
 
-_AMOUNT_AFTER = lazy(r"\s*(?:[a-z]{1,5}\s+){0,2}?(\d+(?:[.,]\d+)?)\s*(?:gb|gib|g)\b")
+_AMOUNT_AFTER: Final = lazy(r"\s*(?:[a-z]{1,5}\s+){0,2}?(\d+(?:[.,]\d+)?)\s*(?:gb|gib|g)\b")
 
 
 def amount_after(s: str, end: int) -> float | None:
@@ -32,8 +34,8 @@ def variant_amount(q: Query, said: float) -> None:
 
 # A variant word right after a card's name that no alias of it holds ("h100 nvl", "a100 pcie",
 # "a100 sxm4"): the card is sized as the catalog's, and that is said back.
-_VARIANT_WORD = lazy(r"[\s-]*(nvl|sxm\d?|pcie|pci-?e|hgx|dgx|nvlink)(?![\w.])")
-_SPELLED = {"pcie": "PCIe", "pci-e": "PCIe", "pcie-e": "PCIe"}
+_VARIANT_WORD: Final = lazy(r"[\s-]*(nvl|sxm\d?|pcie|pci-?e|hgx|dgx|nvlink)(?![\w.])")
+_SPELLED: Final = {"pcie": "PCIe", "pci-e": "PCIe", "pcie-e": "PCIe"}
 
 
 def variant_word(q: Query, s: str, start: int, end: int, card: str) -> None:
@@ -50,12 +52,12 @@ def variant_word(q: Query, s: str, start: int, end: int, card: str) -> None:
 # cut from the text, so "l40s" or "rtx 4090" never reach it.
 # "(?<![\w.])(l40|a10g?|...)(?![\w.])", the lookbehind after each name's first letter
 # ("l(?<![\w.]l)40"): every form then opens with a letter the regex engine skips to.
-_UNKNOWN_NAMES = (
+_UNKNOWN_NAMES: Final = (
     "l40", "a10g?", "a16", "a30", "t4", "v100", "p100", "p40", "k80", "h800", "a800", "h20",
     "gh200", "b100", "mi2[15]0x?", r"rx\s?\d{4}(?:\s?xtx?)?", r"arc\s?[ab]\d{3}",
     r"rtx\s?\d{3,4}(?:\s?(?:ti|super))?", r"gtx\s?\d{3,4}(?:\s?(?:ti|super))?",
 )  # fmt: skip
-_UNKNOWN_CARD = lazy(
+_UNKNOWN_CARD: Final = lazy(
     "(" + "|".join(f"{n[0]}(?<![\\w.]{n[0]}){n[1:]}" for n in _UNKNOWN_NAMES) + r")(?![\w.])"
 )
 
@@ -80,7 +82,7 @@ def unknown_card(q: Query, s: str) -> None:
 
 # A release's version as people write it: "v3.1", "3.1", "2.5". "(?<![\w.])v?(\d+\.\d+)(?![\w.])"
 # with its "v" kept, opening with a class so the regex engine skips to a "v" or a digit.
-_VERSION = lazy(r"[v\d](?<![\w.][v\d])(?:(?<=v)\d+|(?<=\d)\d*)\.\d+(?![\w.])")
+_VERSION: Final = lazy(r"[v\d](?<![\w.][v\d])(?:(?<=v)\d+|(?<=\d)\d*)\.\d+(?![\w.])")
 
 
 def version_alias(q: Query) -> str | None:
@@ -102,7 +104,7 @@ def version_alias(q: Query) -> str | None:
 
 # "a6000 ada", "rtx a6000 ada": the RTX 6000 Ada (Ada Lovelace), which people name after the
 # RTX A6000 (Ampere) it followed; read before the cards, so the A6000's alias does not win.
-_A6000_ADA = lazy(  # "(?<![\w.])(?:rtx\s*)?a6000\s*ada(?![\w.])", opening with a letter
+_A6000_ADA: Final = lazy(  # "(?<![\w.])(?:rtx\s*)?a6000\s*ada(?![\w.])", opening with a letter
     r"r(?<![\w.]r)tx\s*a6000\s*ada(?![\w.])|a(?<![\w.]a)6000\s*ada(?![\w.])"
 )
 
