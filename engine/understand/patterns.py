@@ -34,16 +34,20 @@ IDENT: Final = lazy(
 )
 # Where an IDENT can be: a "/" or ":" in the text, or a "-<size>-" inside a release name.
 IDENT_DASHED: Final = lazy(r"-\d+(?:\.\d+)?[bkm]-")
-# "what can I run on a 4090", "which models fit 48gb", "co uruchomię na a40", "รันอะไรได้บ้าง"
+# "what can I run on a 4090", "which models fit 48gb", "co uruchomię na a40", "รันอะไรได้บ้าง".
+# Only ever asked whether it matches; "\bwhat" is spelt "w(?<!\ww)hat" and so on, so every form
+# opens with a letter the regex engine skips to.
 WHAT_FITS: Final = lazy(
-    r"\bwhat\s+(?:\w+\s+)?(?:fits?|can\s+(?:i|we|you)\s+(?:run|serve|host|fit)|runs?)\b"
-    r"|\bwhich\s+models?\b|\bwhat\s+models?\b|\bbiggest\s+model\b|\blargest\s+model\b"
-    r"|\bhow\s+(?:big|large)\s+(?:an?\s+)?(?:llm|model)s?\b|\bjak\s+du[zż]y\s+model"
-    r"|\bco\s+(?:si[eę]\s+)?(?:uruchomi|zmieszcz|zmie[sś]ci|odpal|wejdzie)|\bjaki\s+model"
-    r"|\bjakie\s+modele"
+    r"w(?<!\ww)hat\s+(?:\w+\s+)?(?:fits?|can\s+(?:i|we|you)\s+(?:run|serve|host|fit)|runs?)\b"
+    r"|w(?<!\ww)hich\s+models?\b|w(?<!\ww)hat\s+models?\b|b(?<!\wb)iggest\s+model\b"
+    r"|l(?<!\wl)argest\s+model\b|h(?<!\wh)ow\s+(?:big|large)\s+(?:an?\s+)?(?:llm|model)s?\b"
+    r"|j(?<!\wj)ak\s+du[zż]y\s+model"
+    r"|c(?<!\wc)o\s+(?:si[eę]\s+)?(?:uruchomi|zmieszcz|zmie[sś]ci|odpal|wejdzie)"
+    r"|j(?<!\wj)aki\s+model|j(?<!\wj)akie\s+modele"
     r"|อะไรได้บ้าง|โมเดลไหน|โมเดลอะไร|รันอะไร|อะไร\S{0,24}ได้บ้าง|ใหญ่สุดเท่าไหร่|ใหญ่ที่สุด"
-    r"|\bjaki\s+najwi[eę]kszy|\bco\s+(?:mog[eę]|da\s+si[eę])\s+(?:uruchomi|odpali|postawi)"
-    r"|\bwhat\s+(?:\w+\s+)?(?:will|would)\s+(?:fit|run)|\bwhat\s+runs\b"
+    r"|j(?<!\wj)aki\s+najwi[eę]kszy"
+    r"|c(?<!\wc)o\s+(?:mog[eę]|da\s+si[eę])\s+(?:uruchomi|odpali|postawi)"
+    r"|w(?<!\ww)hat\s+(?:\w+\s+)?(?:will|would)\s+(?:fit|run)|w(?<!\ww)hat\s+runs\b"
 )
 # Number patterns open with one digit and check the character before it after that digit
 # ("\d(?<![\w.]\d)" = "(?<![\w.])\d"): a pattern that opens with a character class lets the

@@ -15,7 +15,7 @@ from engine.understand.gates import _FOUR_DIGITS
 from engine.understand.inflect import _TRAILING_VERSION
 from engine.understand.language import _EN_LETTERS
 from engine.understand.model_index import _SPACES
-from engine.understand.patterns import _THAI_FINE_TUNE, TASKS, WORD
+from engine.understand.patterns import _THAI_FINE_TUNE, TASKS, WHAT_FITS, WORD
 from engine.understand.periods import RENT_TERMS
 from engine.understand.slots import _ODD_HINT, NEGATIVE_KM
 from engine.understand.stop_words import _ID_PIECES
@@ -164,3 +164,19 @@ def test_catalog_precision_is_the_word_trie() -> None:
     for t in (" q4_k_m ", "llama-fp8", " fp8.", "xq4 int4 ", " 4 bit ", "awq-int4 ", " bf16"):
         a, b = plain.search(t), spelled.search(t)
         assert (a and (a.span(), a.group(1))) == (b and (b.span(), b.group(1))), t
+
+
+def test_what_fits_finds_what_it_does() -> None:
+    plain = re.compile(
+        r"\bwhat\s+(?:\w+\s+)?(?:fits?|can\s+(?:i|we|you)\s+(?:run|serve|host|fit)|runs?)\b"
+        r"|\bwhich\s+models?\b|\bwhat\s+models?\b|\bbiggest\s+model\b|\blargest\s+model\b"
+        r"|\bhow\s+(?:big|large)\s+(?:an?\s+)?(?:llm|model)s?\b|\bjak\s+du[zż]y\s+model"
+        r"|\bco\s+(?:si[eę]\s+)?(?:uruchomi|zmieszcz|zmie[sś]ci|odpal|wejdzie)|\bjaki\s+model"
+        r"|\bjakie\s+modele"
+        r"|อะไรได้บ้าง|โมเดลไหน|โมเดลอะไร|รันอะไร|อะไร\S{0,24}ได้บ้าง|ใหญ่สุดเท่าไหร่|ใหญ่ที่สุด"
+        r"|\bjaki\s+najwi[eę]kszy|\bco\s+(?:mog[eę]|da\s+si[eę])\s+(?:uruchomi|odpali|postawi)"
+        r"|\bwhat\s+(?:\w+\s+)?(?:will|would)\s+(?:fit|run)|\bwhat\s+runs\b"
+    )
+    pieces = ["what", "which", "how", "big", "jaki", "co", "model", "fits", "can i run", " ", "x"]
+    texts = _texts([*pieces, "will", "อะไร", "ได้บ้าง", "się", "odpal"], 4)
+    assert _found(plain, texts) == _found(WHAT_FITS, texts)
