@@ -11,24 +11,28 @@ correctly rounded ``format`` agrees with it, near one the ``repr`` digits are ro
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal, localcontext
+from typing import Final
 
-_SEP = {"en": (",", "."), "pl": ("\u00a0", ","), "th": (",", ".")}
-_POW10 = tuple(10**i for i in range(20))
-_PLACES = 7  # decimals the float fast path serves (the engine shows 0 to 4)
-_SCALE = tuple(10.0**i for i in range(_PLACES))
-_SPEC = tuple(f",.{i}f" for i in range(_PLACES))
-_PLAIN = tuple(f"%.{i}f" for i in range(_PLACES))  # below 999 there is nothing to group
-_ZEROS = tuple("." + "0" * i for i in range(_PLACES))
-_ONE, _WHOLE = _PLAIN[1], _PLAIN[0]  # fmt_gb's two specs below 999
-_WHOLES = tuple(str(k) for k in range(1000))  # every whole number below 1,000, as written
-_TENTHS: dict[str, tuple[str, ...]] = {}  # by decimal mark: k / 10 trimmed, k = 0 to 1,000
-_TABLED = 2  # decimal counts up to this make a miss's text from its digits (NumberMemo)
-_MEMO_SIZE = 4096  # per (language, decimals, trim): emptied when full, so memory stays bounded
-_MEMO_KEYS = 64  # memos kept at once (the engine uses about 20)
+_SEP: Final = {"en": (",", "."), "pl": ("\u00a0", ","), "th": (",", ".")}
+_POW10: Final = tuple(10**i for i in range(20))
+_PLACES: Final = 7  # decimals the float fast path serves (the engine shows 0 to 4)
+_SCALE: Final = tuple(10.0**i for i in range(_PLACES))
+_SPEC: Final = tuple(f",.{i}f" for i in range(_PLACES))
+_PLAIN: Final = tuple(f"%.{i}f" for i in range(_PLACES))  # below 999 there is nothing to group
+_ZEROS: Final = tuple("." + "0" * i for i in range(_PLACES))
+_ONE: Final = _PLAIN[1]  # fmt_gb's two specs below 999
+_WHOLE: Final = _PLAIN[0]
+_WHOLES: Final = tuple(str(k) for k in range(1000))  # every whole number below 1,000, as written
+_TENTHS: Final[dict[str, tuple[str, ...]]] = {}  # by decimal mark: k / 10 trimmed, k = 0 to 1,000
+_TABLED: Final = 2  # decimal counts up to this make a miss's text from its digits (NumberMemo)
+_MEMO_SIZE: Final = (
+    4096  # per (language, decimals, trim): emptied when full, so memory stays bounded
+)
+_MEMO_KEYS: Final = 64  # memos kept at once (the engine uses about 20)
 
 
-_DIGITS = 400  # a float has at most 309 integer digits: quantize never runs out of precision
-_UNIT = Decimal(1)
+_DIGITS: Final = 400  # a float has at most 309 integer digits: quantize never runs out of precision
+_UNIT: Final = Decimal(1)
 
 
 def round_half_up(value: float, decimals: int = 0) -> Decimal:
@@ -290,7 +294,7 @@ def _tenths(point: str) -> tuple[str, ...]:
     return table
 
 
-_MEMOS: dict[tuple[str, int, bool], NumberMemo] = {}
+_MEMOS: Final[dict[tuple[str, int, bool], NumberMemo]] = {}
 
 
 def number_memo(lang: str, decimals: int, trim: bool) -> NumberMemo:
@@ -350,7 +354,7 @@ class UsdMemo(dict[float, str]):
         return remember_usd(self, value, self.lang)
 
 
-_USD_MEMOS: dict[str, UsdMemo] = {}
+_USD_MEMOS: Final[dict[str, UsdMemo]] = {}
 
 
 def usd_memo(lang: str) -> UsdMemo:

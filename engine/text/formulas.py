@@ -5,7 +5,7 @@ shape came from.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from engine import native
 from engine.answer_types import Answer, ModelRef
@@ -123,8 +123,8 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
     return lines
 
 
-_SCALES = tuple(10.0**i for i in range(8))  # 10**d for the decimals _digits tries, exact
-_POW10 = tuple(10**i for i in range(8))
+_SCALES: Final = tuple(10.0**i for i in range(8))  # 10**d for the decimals _digits tries, exact
+_POW10: Final = tuple(10**i for i in range(8))
 
 
 def _digits(
@@ -262,7 +262,9 @@ def hardware_lines(v: Voice, a: Answer) -> list[str]:
     return lines
 
 
-_MADE_SIZE = 4096  # lines kept per voice and kind: emptied when full, so memory stays bounded
+_MADE_SIZE: Final = (
+    4096  # lines kept per voice and kind: emptied when full, so memory stays bounded
+)
 
 
 def _made(v: Voice, kind: str) -> dict[tuple[Any, ...], str]:

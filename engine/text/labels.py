@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from engine.answer_types import Answer, Fit, Pick, Request, Section
 from engine.catalog import Catalog
@@ -103,7 +103,7 @@ def alternatives_section(v: Voice, picks: list[Pick]) -> list[Section]:
     return [section(v.const["section.alternatives"], lines)]
 
 
-_ALTS = {  # each reason's spec, written once
+_ALTS: Final = {  # each reason's spec, written once
     k: f"alt.{k}:precision" for k in ("cuda", "faster", "roomier", "cheaper_set", "lower_precision")
 }
 
@@ -122,11 +122,11 @@ def alt_line(v: Voice, p: Pick) -> str:
     return f"{base}: {reason}"
 
 
-_FIELD = lazy(r"(?<!%)(?:%%)*%\((\w+)\)s")  # the names a %-template fills
+_FIELD: Final = lazy(r"(?<!%)(?:%%)*%\((\w+)\)s")  # the names a %-template fills
 #: The full sum above the quick rule by more than this: the rule's 20% margin (a moderate
 #: context's cache) falls short, and the line says so rather than stand as a second answer.
-QUICK_RULE_SHORT = 1.1
-_MEMORY_PARTS = (
+QUICK_RULE_SHORT: Final = 1.1
+_MEMORY_PARTS: Final = (
     "weights",
     "kv_cache",
     "gradients",
@@ -215,7 +215,7 @@ def fit_line(v: Voice, f: Fit) -> str:
     )
 
 
-_FIT_SPECS = {  # fits: (tight, a plain amount) -> spec
+_FIT_SPECS: Final = {  # fits: (tight, a plain amount) -> spec
     (False, False): "fit.yes:card,cap,headroom",
     (False, True): "fit.yes_amount:card,cap,headroom",
     (True, False): "fit.yes_tight:card,cap,headroom",

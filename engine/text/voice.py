@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import pairwise
 from string import Formatter
-from typing import Any
+from typing import Any, Final
 
 from engine.answer_types import Answer, Section
 from engine.catalog import Catalog
@@ -15,7 +15,7 @@ from engine.catalog_cache import per_catalog
 from engine.i18n import _Params, t
 from engine.rounding import GbMemo, NumberMemo, RoomMemo, UsdMemo, fmt_num, number_memo, usd_memo
 
-_FORMATTER = Formatter()
+_FORMATTER: Final = Formatter()
 
 
 @per_catalog
@@ -219,7 +219,7 @@ def voice_tables(cat: Catalog) -> dict[str, _Tables]:
 
 
 _Memos = tuple[list[NumberMemo], GbMemo, RoomMemo, UsdMemo]
-_NUMBER_MEMOS: dict[str, _Memos] = {}
+_NUMBER_MEMOS: Final[dict[str, _Memos]] = {}
 
 
 def _number_memos(lang: str) -> _Memos:
@@ -314,7 +314,7 @@ def voice_of(cat: Catalog, lang: str) -> Voice:
     return v
 
 
-_new = object.__new__
+_new: Final = object.__new__
 
 
 def section(title: str, lines: list[str]) -> Section:
@@ -354,8 +354,8 @@ class _CtxLabels(dict[int, str]):
         return text
 
 
-CTX_LABELS = _CtxLabels()
-ctx_label: Callable[[int], str] = CTX_LABELS.__getitem__  # a label: "8k", "128k", "1M"
+CTX_LABELS: Final = _CtxLabels()
+ctx_label: Final[Callable[[int], str]] = CTX_LABELS.__getitem__  # a label: "8k", "128k", "1M"
 
 
 def render_text(a: Answer) -> str:
