@@ -355,7 +355,7 @@ def describe_fit(v: Voice, a: Answer) -> Answer:
         lines = [change_line(v, c, f, req) + most_tail(v, c) for c in f.changes]
         sections.append(section(const["section.changes"], lines))
     if f is not None and not f.fits and len(f.options) > 1:  # when it fits, the JSON has them
-        title = fill["section.ladder:hw"]((hw_label(f),))
+        title = v.ones["section.ladder:hw"][hw_label(f)]
         sections.append(section(title, ladder_lines(v, f)))
     sections.append(section(const["section.memory"], memory_lines(v, a)))
     card_lines: list[str] = []

@@ -89,7 +89,7 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
         if per_token is not None:
             mb = n2[per_token / 1e6]
             lines.append(fill["math.kv_per_token:bytes,mb"]((n0[per_token], mb)))
-        lines.append(fill["math.overhead:gb"]((n0[mem["overhead"]],)))
+        lines.append(v.ones["math.overhead:gb"][n0[mem["overhead"]]])  # the same few
         lines.append(fill["math.total:gb"]((total,)))
         if a.quick_rule_gb is not None:
             low = "_low" if mem["total"] > a.quick_rule_gb * QUICK_RULE_SHORT else ""

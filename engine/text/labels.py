@@ -40,23 +40,23 @@ def model_label(v: Voice, req: Request, with_precision: bool = False) -> str:
     if req.model.name:
         name = req.model.name
         return name_before(name, req.precision) if with_precision else name
-    return v.fill["label.bare_size:size"]((v.nums[1][req.model.params_b],))
+    return v.ones["label.bare_size:size"][v.nums[1][req.model.params_b]]
 
 
 def request_label(v: Voice, req: Request) -> str:
-    fill = v.fill
+    ones = v.ones  # these labels' values repeat across answers: a repeat is a read
     name = model_label(v, req, True)
     ctx = ctx_text(v, req.context_tokens)
     if req.task == "inference":
-        text = f"{name} · {req.precision.upper()} · {fill['label.context:ctx']((ctx,))}"
+        text = f"{name} · {req.precision.upper()} · {ones['label.context:ctx'][ctx]}"
         if req.batch > 1:
-            text += " · " + fill["label.batch:batch"]((req.batch,))
+            text += " · " + ones["label.batch:batch"][req.batch]
         if req.kv_dtype != "fp16":
-            text += " · " + fill["label.kv:kv"]((req.kv_dtype.upper(),))
+            text += " · " + ones["label.kv:kv"][req.kv_dtype.upper()]
         return text
-    text = f"{name} · {v.const['task.' + req.task]} · {fill['label.seq:seq']((ctx,))}"
+    text = f"{name} · {v.const['task.' + req.task]} · {ones['label.seq:seq'][ctx]}"
     if req.batch > 1:
-        text += " · " + fill["label.batch:batch"]((req.batch,))
+        text += " · " + ones["label.batch:batch"][req.batch]
     return text
 
 
@@ -118,7 +118,7 @@ def alt_line(v: Voice, p: Pick) -> str:
         spec = _ALTS.get(p.reason or "") or f"alt.{p.reason}:precision"
         reason = reasons[p.reason, p.precision] = v.fill[spec](((p.precision or "").upper(),))
     if p.decode_tok_s:
-        return f"{base}: {reason} {v.fill['alt.decode:tok']((v.nums[0][p.decode_tok_s],))}"
+        return f"{base}: {reason} {v.ones['alt.decode:tok'][v.nums[0][p.decode_tok_s]]}"
     return f"{base}: {reason}"
 
 

@@ -201,20 +201,58 @@ class Consts(dict[str, str]):
         return text
 
 
-_Tables = tuple[str, dict[str, str], dict[str, str], Fills, Consts, dict[Any, Any]]
+_ONE_SIZE: Final = 4096  # texts kept per one-value fill: emptied when full, so memory stays bounded
+
+
+class OneFill(dict[Any, str]):
+    """A one-value fill's texts by that value, made on a miss: ``one[x]`` is
+    ``fill((x,))``. For a message whose value repeats across answers (a context, a batch
+    size): a repeat is one C-level read, not a format. Its values must be of one type (str
+    or int), as equal keys share a text (``1`` and ``1.0`` would, and they write apart)."""
+
+    __slots__ = ("fill",)
+
+    def __init__(self, fill: Callable[[tuple[Any, ...]], str]) -> None:
+        super().__init__()
+        self.fill = fill
+
+    def __missing__(self, value: Any) -> str:
+        if len(self) >= _ONE_SIZE:
+            self.clear()
+        text = self[value] = self.fill((value,))
+        return text
+
+
+class OneFills(dict[str, OneFill]):
+    """One message table's one-value fills by spec (``"key:field"``), made on first use:
+    ``ones[spec][x]`` is ``fills[spec]((x,))``."""
+
+    __slots__ = ("fills",)
+
+    def __init__(self, fills: Fills) -> None:
+        super().__init__()
+        self.fills = fills
+
+    def __missing__(self, spec: str) -> OneFill:
+        one = self[spec] = OneFill(self.fills[spec])
+        return one
+
+
+_Tables = tuple[str, dict[str, str], dict[str, str], Fills, Consts, OneFills, dict[Any, Any]]
 
 
 @per_catalog
 def voice_tables(cat: Catalog) -> dict[str, _Tables]:
-    """Per language of the catalog: the table a voice reads, its texts, templates and fills,
-    and the texts made once per model or precision in that language (``engine.text.notes``)."""
+    """Per language of the catalog: the table a voice reads, its texts, templates, fills and
+    one-value fills, and the texts made once per model or precision in that language (``engine.text.notes``)."""
     tables, pcts = message_tables(cat), percent_tables(cat)
     fills = {k: Fills(table, pcts[k]) for k, table in tables.items()}
     consts = {k: Consts(f) for k, f in fills.items()}
+    ones = {k: OneFills(f) for k, f in fills.items()}
     out: dict[str, _Tables] = {}
     for lang in cat.messages:
         k = lang if tables.get(lang) else "en"
-        out[lang] = (k, tables[k], pcts[k], fills[k], consts[k], {})
+        out[lang] = (k, tables[k], pcts[k], fills[k], consts[k], ones[k], {})
     return out
 
 
@@ -235,7 +273,8 @@ class Voice:
     """The catalog's messages and number formats in one language.
 
     ``made`` holds the texts written once per model (by ref id) and per precision (by name)
-    in this language (``engine.text.notes``). The number texts already made in this
+    in this language (``engine.text.notes``). ``ones`` holds one-value fills' texts by
+    their value (``OneFill``), for messages whose value repeats. The number texts already made in this
     language are dicts by value (``nums[decimals]``,
     ``gbs``, ``rooms``, ``usds``): a subscript is one C-level read on a repeat, and a miss
     makes the text and keeps it; hot text builders subscript them directly.
@@ -245,7 +284,7 @@ class Voice:
         self.cat = cat
         self.lang = lang
         tables = voice_tables(cat)
-        self.table_lang, self._table, self.pct, self.fill, self.const, self.made = (
+        self.table_lang, self._table, self.pct, self.fill, self.const, self.ones, self.made = (
             tables.get(lang) or tables["en"]
         )
         self.nums, self.gbs, self.rooms, self.usds = _NUMBER_MEMOS.get(lang) or _number_memos(lang)

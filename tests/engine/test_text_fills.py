@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from engine import load_catalog
 from engine.i18n import _Params
 from engine.rounding import GbMemo, NumberMemo, RoomMemo, fmt_gb, format_number
-from engine.text.voice import Fills, Voice, partial, percent_template
+from engine.text.voice import Fills, OneFills, Voice, partial, percent_template
 
 CAT = load_catalog()
 VALUES = st.one_of(st.text(alphabet="a%{}s1 ", max_size=4), st.integers(-5, 5000), st.floats(0, 99))
@@ -73,6 +73,24 @@ def test_any_text_fills_as_voice_t_does(text: str, names: list[str], data: Any) 
             fills[spec](values)
         return
     assert fills[spec](values) == want
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "th"])
+def test_a_one_value_fill_is_the_fill(lang: str) -> None:
+    """``ones[spec][x]`` gives ``fill[spec]((x,))`` for every one-field message, first time
+    and repeated (a str and an int value each), and a full memo starts over."""
+    v = Voice(CAT, lang)
+    for key, text in CAT.messages["en"].items():
+        names = _fields(text)
+        if len(names) != 1:
+            continue
+        spec = f"{key}:{names[0]}"
+        for value in ("<1%>", 4096, "<1%>", 4096):
+            assert v.ones[spec][value] == v.fill[spec]((value,))
+    ones = OneFills(Fills({"k": "a {x} b"}, {}))
+    for i in range(5000):
+        assert ones["k:x"][i] == f"a {i} b"
+    assert 0 < len(ones["k:x"]) <= 4096
 
 
 @settings(max_examples=400, deadline=None)
