@@ -138,6 +138,7 @@ class NumberMemo(dict[float, str]):
 
     __slots__ = (
         "decimals",
+        "digits",
         "fracs",
         "group",
         "grouped",
@@ -172,6 +173,13 @@ class NumberMemo(dict[float, str]):
             mark + str(u).zfill(decimals) if decimals and (u or not trim) else ""
             for u in range(self.unit)
         )
+        # what a miss reads, as one attribute (compiled, each attribute read is a lookup)
+        self.digits: tuple[float, int, tuple[str, ...], str | None] = (
+            self.scale,
+            self.unit,
+            self.fracs,
+            self.group,
+        )
 
     def text(self, value: float) -> str:
         """``format_number(value + 0.0, decimals, lang, trim)``, not kept."""
@@ -197,17 +205,18 @@ class NumberMemo(dict[float, str]):
         """The text from the rounded digits (the same as ``text``), kept."""
         if len(self) >= _MEMO_SIZE:  # remember(), inline
             self.clear()
-        t = value * self.scale
-        unit = self.unit
+        scale, unit, fracs, group = self.digits
+        t = value * scale
         if unit and 0.0 < t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:
-            whole, part = divmod(int(t + 0.5), unit)
+            k = int(t + 0.5)
+            whole, part = k // unit, k % unit  # k > 0: divmod's pair, in native ints
             if whole < 1000:
-                text = _WHOLES[whole] + self.fracs[part]
+                text = _WHOLES[whole] + fracs[part]
             else:
                 text = format(whole, ",")
-                if self.group is not None:
-                    text = text.replace(",", self.group)
-                text += self.fracs[part]
+                if group is not None:
+                    text = text.replace(",", group)
+                text += fracs[part]
         else:
             text = self.text(value)
         self[value] = text
