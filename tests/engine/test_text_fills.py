@@ -85,9 +85,7 @@ def test_joined_fills_write_what_the_templates_write(lang: str) -> None:
     for key, text in CAT.messages["en"].items():
         names = _fields(text)
         for ns in (names, names[::-1], names[1:]):
-            values = tuple(
-                f"<{i}%%>" if i % 2 else i * 1000 + 0.5 * (i % 3) for i in range(len(ns))
-            )
+            values = tuple((i * 7, f"<{i}%%>", i * 1000 + 0.5, True)[i % 4] for i in range(len(ns)))
             spec = f"{key}:{','.join(ns)}" if ns else key
             assert joined[spec](values) == by_pct[spec](values)
 
