@@ -181,7 +181,8 @@ def memory_fills(cat: Catalog) -> dict[str, dict[str, tuple[str, str]]]:
 
 def memory_lines(v: Voice, a: Answer) -> list[str]:
     mem = a.memory_gb or {}
-    rows = v.made.get("mem.rows")  # this voice's rows, kept with it (one read, not a lookup)
+    # this voice's rows, kept with it (one read, not a lookup); typed, a line is two str adds
+    rows: dict[str, tuple[str, str]] | None = v.made.get("mem.rows")
     if rows is None:
         rows = v.made["mem.rows"] = memory_fills(v.cat)[v.table_lang]
     gb, fill = v.gbs, v.fill
@@ -189,7 +190,7 @@ def memory_lines(v: Voice, a: Answer) -> list[str]:
     if orders is None:
         orders = v.made["mem.orders"] = {}
     keys = tuple(mem)
-    shown = orders.get(keys)
+    shown: tuple[tuple[str, tuple[str, str] | None], ...] | None = orders.get(keys)
     if shown is None:
         shown = orders[keys] = tuple((k, rows.get(k)) for k in _MEMORY_PARTS if k in mem)
     lines = [

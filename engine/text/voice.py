@@ -448,15 +448,18 @@ ctx_label: Final[Callable[[int], str]] = CTX_LABELS.__getitem__  # a label: "8k"
 
 def render_text(a: Answer) -> str:
     """Plain text: the fallback every platform can show (and what ``vram ask`` prints)."""
-    out = [a.headline] if a.headline else []
+    # each field read once: compiled, every read of an answer's field is an attribute lookup
+    headline, caveats, assumptions = a.headline, a.caveats, a.assumptions
+    out = [headline] if headline else []
     for s in a.sections:
-        if s.title:
-            out += ("", s.title)
+        title = s.title
+        if title:
+            out += ("", title)
         out += s.lines
-    if a.caveats:
+    if caveats:
         out.append("")
-        out += ["! " + n.text for n in a.caveats]
-    if a.assumptions:
+        out += ["! " + n.text for n in caveats]
+    if assumptions:
         out.append("")
-        out += ["~ " + n.text for n in a.assumptions]
+        out += ["~ " + n.text for n in assumptions]
     return "\n".join(out).strip()
