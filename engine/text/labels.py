@@ -10,14 +10,8 @@ from engine.catalog import Catalog
 from engine.catalog_cache import per_catalog
 from engine.lazyre import lazy
 from engine.recommend import set_price
-from engine.text.voice import (
-    Voice,
-    ctx_label,
-    message_tables,
-    partial,
-    percent_template,
-    section,
-)
+from engine.text.fills import partial, percent_template
+from engine.text.voice import Voice, ctx_label, message_tables, section
 
 
 def ctx_text(v: Voice, tokens: int) -> str:

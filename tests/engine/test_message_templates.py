@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from engine import Catalog, load_catalog, t
 from engine.i18n import _Params
+from engine.text.fills import percent_template
 from engine.text.labels import memory_fills, memory_line, memory_rows
-from engine.text.voice import Voice, percent_template
+from engine.text.voice import Voice
 
 CAT = load_catalog()
 VALUES = st.one_of(

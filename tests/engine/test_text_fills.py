@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from engine import load_catalog
 from engine.i18n import _Params
 from engine.rounding import GbMemo, NumberMemo, RoomMemo, fmt_gb, format_number
-from engine.text.voice import Fills, OneFills, Voice, partial, percent_template
+from engine.text.fills import Fills, OneFills, partial, percent_template
+from engine.text.voice import Voice
 
 CAT = load_catalog()
 VALUES = st.one_of(st.text(alphabet="a%{}s1 ", max_size=4), st.integers(-5, 5000), st.floats(0, 99))
