@@ -11,24 +11,28 @@ correctly rounded ``format`` agrees with it, near one the ``repr`` digits are ro
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal, localcontext
+from typing import Final
 
-_SEP = {"en": (",", "."), "pl": ("\u00a0", ","), "th": (",", ".")}
-_POW10 = tuple(10**i for i in range(20))
-_PLACES = 7  # decimals the float fast path serves (the engine shows 0 to 4)
-_SCALE = tuple(10.0**i for i in range(_PLACES))
-_SPEC = tuple(f",.{i}f" for i in range(_PLACES))
-_PLAIN = tuple(f"%.{i}f" for i in range(_PLACES))  # below 999 there is nothing to group
-_ZEROS = tuple("." + "0" * i for i in range(_PLACES))
-_ONE, _WHOLE = _PLAIN[1], _PLAIN[0]  # fmt_gb's two specs below 999
-_WHOLES = tuple(str(k) for k in range(1000))  # every whole number below 1,000, as written
-_TENTHS: dict[str, tuple[str, ...]] = {}  # by decimal mark: k / 10 trimmed, k = 0 to 1,000
-_TABLED = 2  # decimal counts up to this make a miss's text from its digits (NumberMemo)
-_MEMO_SIZE = 4096  # per (language, decimals, trim): emptied when full, so memory stays bounded
-_MEMO_KEYS = 64  # memos kept at once (the engine uses about 20)
+_SEP: Final = {"en": (",", "."), "pl": ("\u00a0", ","), "th": (",", ".")}
+_POW10: Final = tuple(10**i for i in range(20))
+_PLACES: Final = 7  # decimals the float fast path serves (the engine shows 0 to 4)
+_SCALE: Final = tuple(10.0**i for i in range(_PLACES))
+_SPEC: Final = tuple(f",.{i}f" for i in range(_PLACES))
+_PLAIN: Final = tuple(f"%.{i}f" for i in range(_PLACES))  # below 999 there is nothing to group
+_ZEROS: Final = tuple("." + "0" * i for i in range(_PLACES))
+_ONE: Final = _PLAIN[1]  # fmt_gb's two specs below 999
+_WHOLE: Final = _PLAIN[0]
+_WHOLES: Final = tuple(str(k) for k in range(1000))  # every whole number below 1,000, as written
+_TENTHS: Final[dict[str, tuple[str, ...]]] = {}  # by decimal mark: k / 10 trimmed, k = 0 to 1,000
+_TABLED: Final = 2  # decimal counts up to this make a miss's text from its digits (NumberMemo)
+_MEMO_SIZE: Final = (
+    4096  # per (language, decimals, trim): emptied when full, so memory stays bounded
+)
+_MEMO_KEYS: Final = 64  # memos kept at once (the engine uses about 20)
 
 
-_DIGITS = 400  # a float has at most 309 integer digits: quantize never runs out of precision
-_UNIT = Decimal(1)
+_DIGITS: Final = 400  # a float has at most 309 integer digits: quantize never runs out of precision
+_UNIT: Final = Decimal(1)
 
 
 def round_half_up(value: float, decimals: int = 0) -> Decimal:
@@ -134,6 +138,7 @@ class NumberMemo(dict[float, str]):
 
     __slots__ = (
         "decimals",
+        "digits",
         "fracs",
         "group",
         "grouped",
@@ -168,6 +173,13 @@ class NumberMemo(dict[float, str]):
             mark + str(u).zfill(decimals) if decimals and (u or not trim) else ""
             for u in range(self.unit)
         )
+        # what a miss reads, as one attribute (compiled, each attribute read is a lookup)
+        self.digits: tuple[float, int, tuple[str, ...], str | None] = (
+            self.scale,
+            self.unit,
+            self.fracs,
+            self.group,
+        )
 
     def text(self, value: float) -> str:
         """``format_number(value + 0.0, decimals, lang, trim)``, not kept."""
@@ -193,17 +205,18 @@ class NumberMemo(dict[float, str]):
         """The text from the rounded digits (the same as ``text``), kept."""
         if len(self) >= _MEMO_SIZE:  # remember(), inline
             self.clear()
-        t = value * self.scale
-        unit = self.unit
+        scale, unit, fracs, group = self.digits
+        t = value * scale
         if unit and 0.0 < t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:
-            whole, part = divmod(int(t + 0.5), unit)
+            k = int(t + 0.5)
+            whole, part = k // unit, k % unit  # k > 0: divmod's pair, in native ints
             if whole < 1000:
-                text = _WHOLES[whole] + self.fracs[part]
+                text = _WHOLES[whole] + fracs[part]
             else:
                 text = format(whole, ",")
-                if self.group is not None:
-                    text = text.replace(",", self.group)
-                text += self.fracs[part]
+                if group is not None:
+                    text = text.replace(",", group)
+                text += fracs[part]
         else:
             text = self.text(value)
         self[value] = text
@@ -290,7 +303,7 @@ def _tenths(point: str) -> tuple[str, ...]:
     return table
 
 
-_MEMOS: dict[tuple[str, int, bool], NumberMemo] = {}
+_MEMOS: Final[dict[tuple[str, int, bool], NumberMemo]] = {}
 
 
 def number_memo(lang: str, decimals: int, trim: bool) -> NumberMemo:
@@ -350,7 +363,7 @@ class UsdMemo(dict[float, str]):
         return remember_usd(self, value, self.lang)
 
 
-_USD_MEMOS: dict[str, UsdMemo] = {}
+_USD_MEMOS: Final[dict[str, UsdMemo]] = {}
 
 
 def usd_memo(lang: str) -> UsdMemo:

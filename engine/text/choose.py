@@ -5,6 +5,7 @@ price), so the answer chooses instead of printing two equal "no"s."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from engine.answer_types import Answer, Fit, FitChange
 from engine.recommend import set_price
@@ -12,7 +13,7 @@ from engine.text.labels import request_label
 from engine.text.voice import Voice, ctx_label
 
 # One change both cards share, said short (the headline stays one line); others in full.
-_SHORT = {
+_SHORT: Final = {
     "kv_cache": "headline.both_fit_kv8",
     "context": "headline.both_fit_ctx",
     "batch": "headline.both_fit_batch",

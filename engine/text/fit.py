@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import partial
+from typing import Final
 
 from engine.answer_types import TWO_SLOTS, Answer, Fit, FitChange, Request
 from engine.native import VLLM_DEFAULT_SHARE
@@ -150,7 +151,7 @@ def roomier(v: Voice, f: Fit) -> str:
     return ""
 
 
-_CHANGES = {  # each change's spec, written once
+_CHANGES: Final = {  # each change's spec, written once
     k: f"change.{k}:prec,ctx,batch,count,card,total,headroom,heads"
     for k in (
         "precision",
@@ -168,7 +169,7 @@ _CHANGES = {  # each change's spec, written once
 
 
 # a training run's changes, with the method they train with
-_TRAINING = {
+_TRAINING: Final = {
     k: f"change.{k}:task,ctx,batch,total,headroom"
     for k in (
         "sequence",
@@ -354,7 +355,7 @@ def describe_fit(v: Voice, a: Answer) -> Answer:
         lines = [change_line(v, c, f, req) + most_tail(v, c) for c in f.changes]
         sections.append(section(const["section.changes"], lines))
     if f is not None and not f.fits and len(f.options) > 1:  # when it fits, the JSON has them
-        title = fill["section.ladder:hw"]((hw_label(f),))
+        title = v.ones["section.ladder:hw"][hw_label(f)]
         sections.append(section(title, ladder_lines(v, f)))
     sections.append(section(const["section.memory"], memory_lines(v, a)))
     card_lines: list[str] = []

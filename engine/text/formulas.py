@@ -5,7 +5,7 @@ shape came from.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from engine import native
 from engine.answer_types import Answer, ModelRef
@@ -36,32 +36,35 @@ from engine.text.voice import Voice
 def math_lines(v: Voice, a: Answer) -> list[str]:
     """The formula with this question's numbers filled in, plus where the shape came from."""
     req = a.request
-    assert req is not None and req.model is not None and a.memory_gb is not None
-    m = req.model
+    assert req is not None
+    m, mem = req.model, a.memory_gb
+    assert m is not None and mem is not None
+    # each field read once: compiled, an answer's field is an attribute lookup
+    params_b, weight_parts, precision = m.params_b, req.weight_parts, req.precision
+    quick = a.quick_rule_gb
     mt = model_texts(v, m)  # the model's own lines, written once per language
     fill = v.fill  # bound once: about 30 calls per answer
     n0, n1, n2, n4 = v.nums[0], v.nums[1], v.nums[2], v.nums[4]
-    mem = a.memory_gb
-    params = n2[m.params_b]
+    params = n2[params_b]
     total = n2[mem["total"]]
     lines: list[str] = []
     if req.task == "inference":
         cat = v.cat
         prec = (
-            req.precision.upper()
-            if req.weight_parts is None
-            else native.parts_label(cat, v.lang, req.weight_parts)
+            precision.upper()
+            if weight_parts is None
+            else native.parts_label(cat, v.lang, weight_parts)
         )
         weights = mem["weights"]
         made = _made(v, "math.figures")  # lines of a few figures, by those figures
-        key: tuple[Any, ...] = (m.params_b, weights, prec)
+        key: tuple[Any, ...] = (params_b, weights, prec)
         line = made.get(key)
         if line is None:
             bpp_digits = _digits(
-                weights / m.params_b, 4, lambda b: round(m.params_b, 2) * b, weights, 2
+                weights / params_b, 4, lambda b: round(params_b, 2) * b, weights, 2
             )
             line = made[key] = fill["math.weights:params,bpp,prec,gb"](
-                (params, v.num(weights / m.params_b, bpp_digits), prec, n2[weights])
+                (params, v.num(weights / params_b, bpp_digits), prec, n2[weights])
             )
         lines.append(line)
         kvb = n0[cat.kv_by_name[req.kv_dtype].bytes]
@@ -89,12 +92,12 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
         if per_token is not None:
             mb = n2[per_token / 1e6]
             lines.append(fill["math.kv_per_token:bytes,mb"]((n0[per_token], mb)))
-        lines.append(fill["math.overhead:gb"]((n0[mem["overhead"]],)))
+        lines.append(v.ones["math.overhead:gb"][n0[mem["overhead"]]])  # the same few
         lines.append(fill["math.total:gb"]((total,)))
-        if a.quick_rule_gb is not None:
-            low = "_low" if mem["total"] > a.quick_rule_gb * QUICK_RULE_SHORT else ""
-            margin, quick = n1[QUICK_RULE_MARGIN], a.quick_rule_gb
-            if req.weight_parts is not None:  # the rule on the checkpoint's own weights
+        if quick is not None:
+            low = "_low" if mem["total"] > quick * QUICK_RULE_SHORT else ""
+            margin = n1[QUICK_RULE_MARGIN]
+            if weight_parts is not None:  # the rule on the checkpoint's own weights
                 key = (low, weights, quick)
                 line = made.get(key)
                 if line is None:
@@ -103,13 +106,13 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
                         (v.num(weights, d), margin, n2[quick])
                     )
             else:
-                bpp = cat.precision_by_name[req.precision].bytes_per_param
-                key = (low, m.params_b, bpp, quick)
+                bpp = cat.precision_by_name[precision].bytes_per_param
+                key = (low, params_b, bpp, quick)
                 line = made.get(key)
                 if line is None:
-                    d = _digits(m.params_b, 2, lambda x: x * bpp * QUICK_RULE_MARGIN, quick, 2)
+                    d = _digits(params_b, 2, lambda x: x * bpp * QUICK_RULE_MARGIN, quick, 2)
                     line = made[key] = fill[f"math.quick_rule{low}:params,bpp,margin,gb"](
-                        (v.num(m.params_b, d), n4[bpp], margin, n2[quick])
+                        (v.num(params_b, d), n4[bpp], margin, n2[quick])
                     )
             lines.append(line)
     else:
@@ -123,8 +126,8 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
     return lines
 
 
-_SCALES = tuple(10.0**i for i in range(8))  # 10**d for the decimals _digits tries, exact
-_POW10 = tuple(10**i for i in range(8))
+_SCALES: Final = tuple(10.0**i for i in range(8))  # 10**d for the decimals _digits tries, exact
+_POW10: Final = tuple(10**i for i in range(8))
 
 
 def _digits(
@@ -262,7 +265,9 @@ def hardware_lines(v: Voice, a: Answer) -> list[str]:
     return lines
 
 
-_MADE_SIZE = 4096  # lines kept per voice and kind: emptied when full, so memory stays bounded
+_MADE_SIZE: Final = (
+    4096  # lines kept per voice and kind: emptied when full, so memory stays bounded
+)
 
 
 def _made(v: Voice, kind: str) -> dict[tuple[Any, ...], str]:

@@ -3,21 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from engine.answer_types import Answer, Fit, Pick, Request, Section
 from engine.catalog import Catalog
 from engine.catalog_cache import per_catalog
 from engine.lazyre import lazy
 from engine.recommend import set_price
-from engine.text.voice import (
-    Voice,
-    ctx_label,
-    message_tables,
-    partial,
-    percent_template,
-    section,
-)
+from engine.text.fills import partial, percent_template
+from engine.text.voice import Voice, ctx_label, message_tables, section
 
 
 def ctx_text(v: Voice, tokens: int) -> str:
@@ -36,27 +30,28 @@ def name_before(name: str, precision: str) -> str:
 
 def model_label(v: Voice, req: Request, with_precision: bool = False) -> str:
     """The model's name; ``with_precision``: the label goes on to say the precision."""
-    assert req.model is not None
-    if req.model.name:
-        name = req.model.name
+    m = req.model  # read once: compiled, each read is an attribute lookup
+    assert m is not None
+    name = m.name
+    if name:
         return name_before(name, req.precision) if with_precision else name
-    return v.fill["label.bare_size:size"]((v.nums[1][req.model.params_b],))
+    return v.ones["label.bare_size:size"][v.nums[1][m.params_b]]
 
 
 def request_label(v: Voice, req: Request) -> str:
-    fill = v.fill
+    ones = v.ones  # these labels' values repeat across answers: a repeat is a read
     name = model_label(v, req, True)
     ctx = ctx_text(v, req.context_tokens)
     if req.task == "inference":
-        text = f"{name} · {req.precision.upper()} · {fill['label.context:ctx']((ctx,))}"
+        text = f"{name} · {req.precision.upper()} · {ones['label.context:ctx'][ctx]}"
         if req.batch > 1:
-            text += " · " + fill["label.batch:batch"]((req.batch,))
+            text += " · " + ones["label.batch:batch"][req.batch]
         if req.kv_dtype != "fp16":
-            text += " · " + fill["label.kv:kv"]((req.kv_dtype.upper(),))
+            text += " · " + ones["label.kv:kv"][req.kv_dtype.upper()]
         return text
-    text = f"{name} · {v.const['task.' + req.task]} · {fill['label.seq:seq']((ctx,))}"
+    text = f"{name} · {v.const['task.' + req.task]} · {ones['label.seq:seq'][ctx]}"
     if req.batch > 1:
-        text += " · " + fill["label.batch:batch"]((req.batch,))
+        text += " · " + ones["label.batch:batch"][req.batch]
     return text
 
 
@@ -103,7 +98,7 @@ def alternatives_section(v: Voice, picks: list[Pick]) -> list[Section]:
     return [section(v.const["section.alternatives"], lines)]
 
 
-_ALTS = {  # each reason's spec, written once
+_ALTS: Final = {  # each reason's spec, written once
     k: f"alt.{k}:precision" for k in ("cuda", "faster", "roomier", "cheaper_set", "lower_precision")
 }
 
@@ -118,15 +113,15 @@ def alt_line(v: Voice, p: Pick) -> str:
         spec = _ALTS.get(p.reason or "") or f"alt.{p.reason}:precision"
         reason = reasons[p.reason, p.precision] = v.fill[spec](((p.precision or "").upper(),))
     if p.decode_tok_s:
-        return f"{base}: {reason} {v.fill['alt.decode:tok']((v.nums[0][p.decode_tok_s],))}"
+        return f"{base}: {reason} {v.ones['alt.decode:tok'][v.nums[0][p.decode_tok_s]]}"
     return f"{base}: {reason}"
 
 
-_FIELD = lazy(r"(?<!%)(?:%%)*%\((\w+)\)s")  # the names a %-template fills
+_FIELD: Final = lazy(r"(?<!%)(?:%%)*%\((\w+)\)s")  # the names a %-template fills
 #: The full sum above the quick rule by more than this: the rule's 20% margin (a moderate
 #: context's cache) falls short, and the line says so rather than stand as a second answer.
-QUICK_RULE_SHORT = 1.1
-_MEMORY_PARTS = (
+QUICK_RULE_SHORT: Final = 1.1
+_MEMORY_PARTS: Final = (
     "weights",
     "kv_cache",
     "gradients",
@@ -162,21 +157,26 @@ def memory_line(v: Voice, part: str, gb: float, rows: dict[str, str] | None = No
 
 
 @per_catalog
-def memory_fills(cat: Catalog) -> dict[str, dict[str, str]]:
-    """Per message table, each part's "mem.line" with its name already written in, as a
-    ``%``-template of the GB text alone (``memory_rows``' row, one ``%s``)."""
-    out: dict[str, dict[str, str]] = {}
+def memory_fills(cat: Catalog) -> dict[str, dict[str, tuple[str, str]]]:
+    """Per message table, each part's "mem.line" with its name already written in, as the
+    text before and after its GB (``memory_rows``' row, one field): a line is then two
+    concatenations, cheaper than the row's ``%``."""
+    out: dict[str, dict[str, tuple[str, str]]] = {}
     for lang, rows in memory_rows(cat).items():
         out[lang] = {}
         for k, row in rows.items():
-            if len(_FIELD.findall(row)) == 1:  # the "gb" field, once
-                out[lang][k] = _FIELD.sub(lambda m: m.group(0)[: -len("(gb)s")] + "s", row)
+            field = _FIELD.search(row)
+            if field is not None and len(_FIELD.findall(row)) == 1:  # the "gb" field, once
+                cut = field.end() - len("%(gb)s")  # the match starts at the %% pairs before it
+                head, tail = row[:cut], row[field.end() :]
+                out[lang][k] = (head.replace("%%", "%"), tail.replace("%%", "%"))
     return out
 
 
 def memory_lines(v: Voice, a: Answer) -> list[str]:
     mem = a.memory_gb or {}
-    rows = v.made.get("mem.rows")  # this voice's rows, kept with it (one read, not a lookup)
+    # this voice's rows, kept with it (one read, not a lookup); typed, a line is two str adds
+    rows: dict[str, tuple[str, str]] | None = v.made.get("mem.rows")
     if rows is None:
         rows = v.made["mem.rows"] = memory_fills(v.cat)[v.table_lang]
     gb, fill = v.gbs, v.fill
@@ -184,10 +184,13 @@ def memory_lines(v: Voice, a: Answer) -> list[str]:
     if orders is None:
         orders = v.made["mem.orders"] = {}
     keys = tuple(mem)
-    shown = orders.get(keys)
+    shown: tuple[tuple[str, tuple[str, str] | None], ...] | None = orders.get(keys)
     if shown is None:
         shown = orders[keys] = tuple((k, rows.get(k)) for k in _MEMORY_PARTS if k in mem)
-    lines = [row % gb[mem[k]] if row is not None else memory_line(v, k, mem[k]) for k, row in shown]
+    lines = [
+        row[0] + gb[mem[k]] + row[1] if row is not None else memory_line(v, k, mem[k])
+        for k, row in shown
+    ]
     lines.append(fill["mem.total:gb"]((gb[mem.get("total", 0)],)))
     quick = a.quick_rule_gb
     if quick is not None:
@@ -215,7 +218,7 @@ def fit_line(v: Voice, f: Fit) -> str:
     )
 
 
-_FIT_SPECS = {  # fits: (tight, a plain amount) -> spec
+_FIT_SPECS: Final = {  # fits: (tight, a plain amount) -> spec
     (False, False): "fit.yes:card,cap,headroom",
     (False, True): "fit.yes_amount:card,cap,headroom",
     (True, False): "fit.yes_tight:card,cap,headroom",

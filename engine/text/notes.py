@@ -6,14 +6,18 @@ note is immutable), instead of filled again per answer.
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.answer_types import ModelRef, Note
 from engine.sizing import recurrent_state_bytes
 from engine.text.labels import ctx_text
 from engine.text.voice import Voice
 
-_KEPT = 512  # models kept per language (a pasted model is a new ref each time): then start over
+_KEPT: Final = (
+    512  # models kept per language (a pasted model is a new ref each time): then start over
+)
 
-_new = object.__new__
+_new: Final = object.__new__
 
 
 def note(code: str, text: str) -> Note:

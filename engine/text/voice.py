@@ -5,17 +5,14 @@ numbers rounded half up, only here, at the end.
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import pairwise
-from string import Formatter
-from typing import Any
+from typing import Any, Final
 
 from engine.answer_types import Answer, Section
 from engine.catalog import Catalog
 from engine.catalog_cache import per_catalog
 from engine.i18n import _Params, t
 from engine.rounding import GbMemo, NumberMemo, RoomMemo, UsdMemo, fmt_num, number_memo, usd_memo
-
-_FORMATTER = Formatter()
+from engine.text.fills import Consts, Fills, OneFills, percent_template
 
 
 @per_catalog
@@ -27,30 +24,6 @@ def message_tables(cat: Catalog) -> dict[str, dict[str, str]]:
         lang: {k: table.get(k) or en.get(k) or k for k in {**en, **table}}
         for lang, table in cat.messages.items()
     }
-
-
-def percent_template(text: str, fixed: dict[str, str] | None = None) -> str | None:
-    """``text`` as a ``%``-template giving what ``text.format_map(params)`` gives (``%s`` and
-    ``format(v, "")`` agree for the str, int and float values the builders pass); the
-    ``fixed`` fields already written in. None when a field has a spec, a conversion or a
-    name ``%`` cannot take, or the text does not parse: those keep the ``format_map`` path."""
-    if "{" not in text:  # never formatted (engine.i18n.t): a lone "}" stays as written
-        return text.replace("%", "%%")
-    out: list[str] = []
-    try:
-        for literal, name, spec, conversion in _FORMATTER.parse(text):
-            out.append(literal.replace("%", "%%"))
-            if name is None:
-                continue
-            if spec or conversion or not name.isidentifier():
-                return None
-            if fixed is not None and name in fixed:
-                out.append(fixed[name].replace("%", "%%"))
-            else:
-                out.append(f"%({name})s")
-    except ValueError:
-        return None
-    return "".join(out)
 
 
 @per_catalog
@@ -66,160 +39,26 @@ def percent_tables(cat: Catalog) -> dict[str, dict[str, str]]:
     return out
 
 
-def positional_template(text: str, names: list[str]) -> tuple[list[str], tuple[int, ...]] | None:
-    """``text`` as the literals between its fields (``%``-escaped) and the index in ``names``
-    of each field's value: ``"%s".join(literals) % tuple(values[i] for i in order)`` gives
-    what ``text.format_map(dict(zip(names, values)))`` gives (``%s`` and ``format(v, "")``
-    agree for the str, int and float values the builders pass). None when a field is not
-    among ``names`` (it stays as written), has a spec or a conversion, or the text does not
-    parse: those keep ``Voice.t``'s path."""
-    if "{" not in text:  # never formatted (engine.i18n.t): a lone "}" stays as written
-        return [text.replace("%", "%%")], ()
-    literals = [""]
-    order: list[int] = []
-    try:
-        for literal, name, spec, conversion in _FORMATTER.parse(text):
-            literals[-1] += literal.replace("%", "%%")
-            if name is None:
-                continue
-            if spec or conversion or name not in names:
-                return None
-            literals.append("")
-            order.append(names.index(name))
-    except ValueError:
-        return None
-    return literals, tuple(order)
-
-
-def in_order(literals: list[str], order: tuple[int, ...], count: int) -> str | None:
-    """The template taking all ``count`` values as given, when its fields take them in
-    order: a value it leaves out is read by a ``%.0s`` (which writes nothing)."""
-    if any(b <= a for a, b in pairwise(order)):
-        return None  # another order, or a value twice
-    out, nxt = [literals[0]], 0
-    for i, literal in zip(order, literals[1:], strict=True):
-        out.append("%.0s" * (i - nxt) + "%s" + literal)
-        nxt = i + 1
-    out.append("%.0s" * (count - nxt))
-    return "".join(out)
-
-
-class _Reordered:
-    """A fill whose message takes the values in another order (or one twice)."""
-
-    def __init__(self, template: str, order: tuple[int, ...]) -> None:
-        self.template, self.order = template, order
-
-    def __call__(self, values: tuple[Any, ...]) -> str:
-        return self.template % tuple([values[i] for i in self.order])
-
-
-class _Slow:
-    """A fill for a message whose fields the positional path cannot take: ``Voice.t``'s rules."""
-
-    def __init__(self, key: str, names: list[str], text: str, pct: str | None) -> None:
-        self.key, self.names, self.text, self.pct = key, names, text, pct
-
-    def __call__(self, values: tuple[Any, ...]) -> str:
-        params = dict(zip(self.names, values, strict=True))
-        if self.pct is not None:
-            try:
-                return self.pct % params
-            except KeyError:
-                pass
-        if "{" not in self.text:
-            return self.text
-        return self.text.format_map(_Params(params))
-
-
-class Fills(dict[str, Callable[[tuple[Any, ...]], str]]):
-    """One message table's fills by spec, made on first use: ``fills["key:a,b"]((x, y))`` is
-    ``Voice.t("key", a=x, b=y)``; mostly the template's own ``%`` (one C-level call, no
-    keyword dict), as the message writes the fields in the spec's order."""
-
-    def __init__(self, table: dict[str, str], pct: dict[str, str]) -> None:
-        super().__init__()
-        self.table, self.pct = table, pct
-        self.parsed: dict[str, tuple[list[str], tuple[int, ...]] | None] = {}  # by partial()
-
-    def __missing__(self, spec: str) -> Callable[[tuple[Any, ...]], str]:
-        key, colon, fields = spec.rpartition(":")  # keys may hold spaces, never ":"
-        if not colon:
-            key = fields
-        names = fields.split(",") if colon and fields else []
-        text = self.table.get(key) or key
-        found = positional_template(text, names)
-        fill: Callable[[tuple[Any, ...]], str]
-        if found is None:
-            fill = _Slow(key, names, text, self.pct.get(key))
-        elif (given := in_order(*found, len(names))) is not None:
-            fill = given.__mod__
-        else:
-            fill = _Reordered("%s".join(found[0]), found[1])
-        self[spec] = fill
-        return fill
-
-
-def partial(fills: Fills, spec: str, given: tuple[Any, ...]) -> Callable[[tuple[Any, ...]], str]:
-    """``fills[spec]`` with its first values ``given`` written in once: the fill then takes the
-    rest (``partial(f, "k:a,b,c", (x,))((y, z))`` is ``f["k:a,b,c"]((x, y, z))``). The
-    message must take the values it is left in order; otherwise the whole fill is kept."""
-    key, colon, fields = spec.rpartition(":")
-    names = fields.split(",") if colon and fields else []
-    parsed = fills.parsed
-    if spec not in parsed:  # the message's parse, once per table
-        parsed[spec] = positional_template(fills.table.get(key) or key, names) if colon else None
-    found = parsed[spec]
-    whole = fills[spec]
-    if found is None:
-        return lambda rest: whole(given + rest)
-    literals, order = found
-    nfixed, nxt = len(given), len(given)
-    out = [literals[0]]
-    for i, literal in zip(order, literals[1:], strict=True):
-        if i < nfixed:  # format(v, "") is what format_map writes (str, int, float)
-            out.append(format(given[i], "").replace("%", "%%") + literal)
-        elif i < nxt:  # a value it is left, asked again or out of order
-            return lambda rest: whole(given + rest)
-        else:
-            out.append("%.0s" * (i - nxt) + "%s" + literal)
-            nxt = i + 1
-    out.append("%.0s" * (len(names) - nxt))
-    return "".join(out).__mod__
-
-
-class Consts(dict[str, str]):
-    """One message table's texts that take no value (titles, fixed phrases), by key:
-    ``consts[key]`` is ``Voice.t(key)``, made on first use."""
-
-    def __init__(self, fills: Fills) -> None:
-        super().__init__()
-        self.fills = fills
-
-    def __missing__(self, key: str) -> str:
-        text = self[key] = self.fills[key](())
-        return text
-
-
-_Tables = tuple[str, dict[str, str], dict[str, str], Fills, Consts, dict[Any, Any]]
+_Tables = tuple[str, dict[str, str], dict[str, str], Fills, Consts, OneFills, dict[Any, Any]]
 
 
 @per_catalog
 def voice_tables(cat: Catalog) -> dict[str, _Tables]:
-    """Per language of the catalog: the table a voice reads, its texts, templates and fills,
-    and the texts made once per model or precision in that language (``engine.text.notes``)."""
+    """Per language of the catalog: the table a voice reads, its texts, templates, fills and
+    one-value fills, and the texts made once per model or precision in that language (``engine.text.notes``)."""
     tables, pcts = message_tables(cat), percent_tables(cat)
     fills = {k: Fills(table, pcts[k]) for k, table in tables.items()}
     consts = {k: Consts(f) for k, f in fills.items()}
+    ones = {k: OneFills(f) for k, f in fills.items()}
     out: dict[str, _Tables] = {}
     for lang in cat.messages:
         k = lang if tables.get(lang) else "en"
-        out[lang] = (k, tables[k], pcts[k], fills[k], consts[k], {})
+        out[lang] = (k, tables[k], pcts[k], fills[k], consts[k], ones[k], {})
     return out
 
 
 _Memos = tuple[list[NumberMemo], GbMemo, RoomMemo, UsdMemo]
-_NUMBER_MEMOS: dict[str, _Memos] = {}
+_NUMBER_MEMOS: Final[dict[str, _Memos]] = {}
 
 
 def _number_memos(lang: str) -> _Memos:
@@ -235,7 +74,8 @@ class Voice:
     """The catalog's messages and number formats in one language.
 
     ``made`` holds the texts written once per model (by ref id) and per precision (by name)
-    in this language (``engine.text.notes``). The number texts already made in this
+    in this language (``engine.text.notes``). ``ones`` holds one-value fills' texts by
+    their value (``OneFill``), for messages whose value repeats. The number texts already made in this
     language are dicts by value (``nums[decimals]``,
     ``gbs``, ``rooms``, ``usds``): a subscript is one C-level read on a repeat, and a miss
     makes the text and keeps it; hot text builders subscript them directly.
@@ -245,7 +85,7 @@ class Voice:
         self.cat = cat
         self.lang = lang
         tables = voice_tables(cat)
-        self.table_lang, self._table, self.pct, self.fill, self.const, self.made = (
+        self.table_lang, self._table, self.pct, self.fill, self.const, self.ones, self.made = (
             tables.get(lang) or tables["en"]
         )
         self.nums, self.gbs, self.rooms, self.usds = _NUMBER_MEMOS.get(lang) or _number_memos(lang)
@@ -314,7 +154,7 @@ def voice_of(cat: Catalog, lang: str) -> Voice:
     return v
 
 
-_new = object.__new__
+_new: Final = object.__new__
 
 
 def section(title: str, lines: list[str]) -> Section:
@@ -354,21 +194,24 @@ class _CtxLabels(dict[int, str]):
         return text
 
 
-CTX_LABELS = _CtxLabels()
-ctx_label: Callable[[int], str] = CTX_LABELS.__getitem__  # a label: "8k", "128k", "1M"
+CTX_LABELS: Final = _CtxLabels()
+ctx_label: Final[Callable[[int], str]] = CTX_LABELS.__getitem__  # a label: "8k", "128k", "1M"
 
 
 def render_text(a: Answer) -> str:
     """Plain text: the fallback every platform can show (and what ``vram ask`` prints)."""
-    out = [a.headline] if a.headline else []
+    # each field read once: compiled, every read of an answer's field is an attribute lookup
+    headline, caveats, assumptions = a.headline, a.caveats, a.assumptions
+    out = [headline] if headline else []
     for s in a.sections:
-        if s.title:
-            out += ("", s.title)
+        title = s.title
+        if title:
+            out += ("", title)
         out += s.lines
-    if a.caveats:
+    if caveats:
         out.append("")
-        out += ["! " + n.text for n in a.caveats]
-    if a.assumptions:
+        out += ["! " + n.text for n in caveats]
+    if assumptions:
         out.append("")
-        out += ["~ " + n.text for n in a.assumptions]
+        out += ["~ " + n.text for n in assumptions]
     return "\n".join(out).strip()

@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from engine import Catalog, load_catalog, t
 from engine.i18n import _Params
-from engine.text.labels import memory_line, memory_rows
-from engine.text.voice import Voice, percent_template
+from engine.text.fills import percent_template
+from engine.text.labels import memory_fills, memory_line, memory_rows
+from engine.text.voice import Voice
 
 CAT = load_catalog()
 VALUES = st.one_of(
@@ -87,3 +88,14 @@ def test_memory_rows_read_as_the_full_message(lang: str, gb: float) -> None:
     for part in rows:
         full = t(CAT, lang, "mem.line", part=t(CAT, lang, f"mem.{part}"), gb=v.gb(gb))
         assert memory_line(v, part, gb) == full
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "th"])
+def test_memory_fills_write_the_rows(lang: str) -> None:
+    """A row's text before and after its GB, joined around a GB text (one with a "%" too),
+    is the row's own ``%``; each shipped part has its pieces."""
+    rows, fills = memory_rows(CAT)[lang], memory_fills(CAT)[lang]
+    assert set(fills) == set(rows)
+    for part, (head, tail) in fills.items():
+        for gb in ("12.5", "1,024", "<0.1", "5%"):
+            assert head + gb + tail == rows[part] % {"gb": gb}

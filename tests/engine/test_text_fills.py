@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from engine import load_catalog
 from engine.i18n import _Params
 from engine.rounding import GbMemo, NumberMemo, RoomMemo, fmt_gb, format_number
-from engine.text.voice import Fills, Voice, partial, percent_template
+from engine.text.fills import Fills, OneFills, partial, percent_template
+from engine.text.voice import Voice
 
 CAT = load_catalog()
 VALUES = st.one_of(st.text(alphabet="a%{}s1 ", max_size=4), st.integers(-5, 5000), st.floats(0, 99))
@@ -63,16 +64,49 @@ def test_every_message_fills_as_voice_t_does(lang: str) -> None:
 def test_any_text_fills_as_voice_t_does(text: str, names: list[str], data: Any) -> None:
     values = tuple(data.draw(VALUES) for _ in names)
     pct = {"k": p} if (p := percent_template(text)) is not None else {}
-    fills = Fills({"k": text}, pct)
     spec = f"k:{','.join(names)}" if names else "k"
     params = dict(zip(names, values, strict=True))
-    try:
-        want = _t_rules(text or "k", params)  # an empty text reads as its key
-    except (ValueError, IndexError) as e:  # a broken template fails the same way
-        with pytest.raises(type(e)):
-            fills[spec](values)
-        return
-    assert fills[spec](values) == want
+    for join in (False, True):  # the template's own %, and its pieces joined (compiled)
+        fills = Fills({"k": text}, pct, join)
+        try:
+            want = _t_rules(text or "k", params)  # an empty text reads as its key
+        except (ValueError, IndexError) as e:  # a broken template fails the same way
+            with pytest.raises(type(e)):
+                fills[spec](values)
+            continue
+        assert fills[spec](values) == want
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "th"])
+def test_joined_fills_write_what_the_templates_write(lang: str) -> None:
+    """Each shipped message's fill joined from its pieces (the compiled path) against the
+    template's ``%`` (the Python path), fields in order, reversed and with one left out."""
+    v = Voice(CAT, lang)
+    by_pct, joined = Fills(v._table, v.pct, False), Fills(v._table, v.pct, True)
+    for key, text in CAT.messages["en"].items():
+        names = _fields(text)
+        for ns in (names, names[::-1], names[1:]):
+            values = tuple((i * 7, f"<{i}%%>", i * 1000 + 0.5, True)[i % 4] for i in range(len(ns)))
+            spec = f"{key}:{','.join(ns)}" if ns else key
+            assert joined[spec](values) == by_pct[spec](values)
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "th"])
+def test_a_one_value_fill_is_the_fill(lang: str) -> None:
+    """``ones[spec][x]`` gives ``fill[spec]((x,))`` for every one-field message, first time
+    and repeated (a str and an int value each), and a full memo starts over."""
+    v = Voice(CAT, lang)
+    for key, text in CAT.messages["en"].items():
+        names = _fields(text)
+        if len(names) != 1:
+            continue
+        spec = f"{key}:{names[0]}"
+        for value in ("<1%>", 4096, "<1%>", 4096):
+            assert v.ones[spec][value] == v.fill[spec]((value,))
+    ones = OneFills(Fills({"k": "a {x} b"}, {}))
+    for i in range(5000):
+        assert ones["k:x"][i] == f"a {i} b"
+    assert 0 < len(ones["k:x"]) <= 4096
 
 
 @settings(max_examples=400, deadline=None)
@@ -89,16 +123,17 @@ def test_a_partial_fill_is_the_whole_fill(
     gives, whatever order or repeats the message takes its fields in."""
     values = tuple(data.draw(VALUES) for _ in names)
     pct = {"k": p} if (p := percent_template(text)) is not None else {}
-    fills = Fills({"k": text}, pct)
     spec = f"k:{','.join(names)}" if names else "k"
     ahead = min(given_count, len(names))
-    try:
-        want = fills[spec](values)
-    except (ValueError, IndexError, TypeError) as e:
-        with pytest.raises(type(e)):
-            partial(fills, spec, values[:ahead])(values[ahead:])
-        return
-    assert partial(fills, spec, values[:ahead])(values[ahead:]) == want
+    for join in (False, True):
+        fills = Fills({"k": text}, pct, join)
+        try:
+            want = fills[spec](values)
+        except (ValueError, IndexError, TypeError) as e:
+            with pytest.raises(type(e)):
+                partial(fills, spec, values[:ahead])(values[ahead:])
+            continue
+        assert partial(fills, spec, values[:ahead])(values[ahead:]) == want
 
 
 @settings(max_examples=600, deadline=None)
