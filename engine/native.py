@@ -9,7 +9,7 @@ those rules so parsing and answering only call into it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from engine.answer_types import ModelRef, Request, WeightParts
 from engine.catalog import Catalog
@@ -21,11 +21,11 @@ from engine.sizing import mixed_weights_gb
 if TYPE_CHECKING:
     from engine.understand import Query
 
-BASELINE = "bf16"
-OLLAMA_DEFAULT = "q4_k_m"  # what library tags without a quantisation suffix serve
+BASELINE: Final = "bf16"
+OLLAMA_DEFAULT: Final = "q4_k_m"  # what library tags without a quantisation suffix serve
 # "llama3.1:70b", "gpt-oss:120b", "qwen3:latest": a name, a colon and a size or "latest".
-_OLLAMA_TAG = lazy(r"(?<![\w./:-])[a-z][\w.\-]*:(?:\d+(?:\.\d+)?b|\d+x\d+b|latest)(?![\w.])")
-VLLM_DEFAULT_SHARE = 0.10  # vLLM takes 90% of a card by default: a fit inside 10% is an edge
+_OLLAMA_TAG: Final = lazy(r"(?<![\w./:-])[a-z][\w.\-]*:(?:\d+(?:\.\d+)?b|\d+x\d+b|latest)(?![\w.])")
+VLLM_DEFAULT_SHARE: Final = 0.10  # vLLM takes 90% of a card by default: a fit inside 10% is an edge
 
 
 def experts_b(m: ModelSpec) -> float | None:

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
 from engine import native
 from engine.answer_types import Answer, Context, ModelRef, Note, Pick, Request
@@ -387,8 +387,8 @@ class Builder:
         return kv_bytes_per_token(req.model, kvb, req.context_tokens)
 
 
-_new = object.__new__
-_tuple_new = tuple.__new__
+_new: Final = object.__new__
+_tuple_new: Final = tuple.__new__
 
 
 @lru_cache(maxsize=8)
