@@ -8,11 +8,17 @@ answer, and compiled it is a native call instead of an interpreted frame.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
+from typing import Any, Final, Generic, Protocol, TypeVar
 
-if TYPE_CHECKING:
-    from engine.catalog import Catalog
 
+class HasMemo(Protocol):
+    """A catalog, as far as this module needs one (engine.catalog imports this module)."""
+
+    @property
+    def memo(self) -> dict[str, Any]: ...
+
+
+C = TypeVar("C", bound=HasMemo)
 R = TypeVar("R")
 
 # Every function marked @per_catalog, by name: engine/catalog_cache.py builds them all before
@@ -20,14 +26,14 @@ R = TypeVar("R")
 _BUILDERS: Final[dict[str, Callable[[Any], object]]] = {}
 
 
-class PerCatalog(Generic[R]):
+class PerCatalog(Generic[C, R]):
     """``fn(catalog)``, kept in ``catalog.memo`` under the function's full name."""
 
-    def __init__(self, fn: Callable[[Catalog], R]) -> None:
+    def __init__(self, fn: Callable[[C], R]) -> None:
         self.fn = fn
         self.name = f"{fn.__module__}.{fn.__qualname__}"
 
-    def __call__(self, catalog: Catalog) -> R:
+    def __call__(self, catalog: C) -> R:
         memo = catalog.memo
         name = self.name
         if name in memo:
@@ -37,7 +43,7 @@ class PerCatalog(Generic[R]):
         return value
 
 
-def per_catalog(fn: Callable[[Catalog], R]) -> PerCatalog[R]:
+def per_catalog(fn: Callable[[C], R]) -> PerCatalog[C, R]:
     """Compute ``fn(catalog)`` once per catalog object and keep it in ``catalog.memo``.
 
     A catalog about to be written to the cache is built through every such function first,
