@@ -391,6 +391,13 @@ _new: Final = object.__new__
 _tuple_new: Final = tuple.__new__
 
 
+def as_float(v: float | None) -> float | None:
+    """What a Frozen type's generated ``__init__`` stores for a float field (an int becomes a
+    float), for the kinds that store an answer's fields straight into its ``__dict__``. Here,
+    not in engine/frozen.py, so that a compiled build calls it natively."""
+    return float(v) if type(v) is int else v
+
+
 @lru_cache(maxsize=8)
 def _singles_by_price(cat: Catalog) -> tuple[Card, ...]:
     """The cards rented one at a time, by (price, VRAM), ties in catalog order (as ``min``

@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Final
 
 from engine.answer_types import Answer, Fit, Limit, LimitOption, Pick, Request, new_answer
-from engine.frozen import as_float as _float
 from engine.kinds import ladder
 from engine.kinds.base import Builder
+from engine.kinds.base import as_float as _float
 from engine.kinds.combos import training_changes
 from engine.kinds.ladder import Hardware, Rung
 from engine.kinds.mac import gpu_share, mac_label, mac_name, mac_notes, raise_limit_mb

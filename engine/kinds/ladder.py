@@ -11,8 +11,8 @@ from typing import Final
 
 from engine import native
 from engine.answer_types import FitChange, FitOption, ModelRef, Request
-from engine.frozen import as_float as _float
 from engine.kinds.base import Builder
+from engine.kinds.base import as_float as _float
 from engine.kinds.combos import (
     asked_cut,
     cache_sums,

@@ -89,7 +89,7 @@ def low_bits(b: Builder, hw: Hardware, req: Request, p: Probe) -> list[FitChange
         fmt = by_name.get(name)
         if fmt is None or not really_lighter(fmt.bits, asked_bits):
             continue
-        weights = m.params_b * fmt.bytes_per_param
+        weights = m.params_b * (fmt.bits / 8)  # bytes_per_param, without the property call
         total = weights + cache + OVERHEAD_GB  # p.room_at(ctx, batch, weights), term for term
         room = p.vram - total - spill
         if room >= 0:
