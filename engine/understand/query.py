@@ -28,7 +28,10 @@ class CardAsk:
         several: bool = False,
         said_gb: float | None = None,
     ) -> None:
-        self.name, self.count, self.several, self.said_gb = name, count, several, said_gb
+        self.name = name
+        self.count = count
+        self.several = several
+        self.said_gb = said_gb
 
     def __reduce__(self) -> tuple[type[CardAsk], tuple[str, int | None, bool, float | None]]:
         return CardAsk, (self.name, self.count, self.several, self.said_gb)
@@ -100,7 +103,6 @@ class Query:
         text: str,
         truncated: bool = False,
         lang: Lang | None = None,
-        *,
         size_b: float | None = None,
         model_words: str = "",
         alternatives: list[Query] | None = None,

@@ -8,9 +8,9 @@ import copy
 import pickle
 from dataclasses import fields, replace
 
-from engine import load_catalog
+from engine import catalog_memo, load_catalog
 from engine.catalog import Catalog
-from engine.catalog_memo import PerCatalog
+from engine.catalog_memo import per_catalog
 from engine.kinds.base import as_float
 from engine.sizing import Breakdown
 from engine.understand.query import CardAsk, ModelMatch, Query, new_query
@@ -75,11 +75,15 @@ def test_per_catalog_computes_once_per_catalog_object() -> None:
         calls.append(cat)
         return len(calls)
 
-    index = PerCatalog(built)  # as @per_catalog makes it, without adding it to every catalog
-    one = load_catalog()
-    two = replace(one, memo={})
-    assert (index(one), index(one), index(two), index(one)) == (1, 1, 2, 1)
-    assert one.memo[index.name] == 1 and index.name.endswith("built")
+    index = per_catalog(built)
+    name = f"{__name__}.{built.__qualname__}"
+    try:
+        one = load_catalog()
+        two = replace(one, memo={})
+        assert (index(one), index(one), index(two), index(one)) == (1, 1, 2, 1)
+        assert one.memo[name] == 1 and catalog_memo._BUILDERS[name] is index
+    finally:  # built for this test only, not for every catalog the cache writes
+        del catalog_memo._BUILDERS[name]
 
 
 def test_as_float_stores_an_int_as_a_float_and_the_rest_as_given() -> None:
