@@ -30,8 +30,12 @@ _UNITS: Final = {"k": K_TOKENS, "t": K_TOKENS, "พ": K_TOKENS, "m": M_TOKENS}
 _TOKEN_COUNT: Final = lazy(r"^\s*(\d+(?:[.,]\d+)?)\s*([kKmM])?\s*$")
 
 
-def tokens(value: float, unit: str | None = None) -> int:
-    """``value`` tokens in ``unit`` (none, "k", "m", "tys", ...), bounded before ``round``."""
+def tokens(value: int | float, unit: str | None = None) -> int:
+    """``value`` tokens in ``unit`` (none, "k", "m", "tys", ...), bounded before ``round``.
+
+    ``int | float``, not ``float``: compiled, a ``float`` argument is made a C double at the
+    call, and an int past a double's range ("9999...9m", hundreds of digits) would raise
+    OverflowError there, where Python multiplies it and bounds it here."""
     n = value * _UNITS.get((unit or " ")[0].lower(), 1)
     if n != n:  # NaN
         return 0

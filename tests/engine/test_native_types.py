@@ -12,6 +12,7 @@ from engine import catalog_memo, load_catalog
 from engine.catalog import Catalog
 from engine.catalog_memo import per_catalog
 from engine.kinds.base import as_float
+from engine.limits import MAX_TOKENS, tokens
 from engine.sizing import Breakdown
 from engine.understand.query import CardAsk, ModelMatch, Query, new_query
 
@@ -89,3 +90,8 @@ def test_per_catalog_computes_once_per_catalog_object() -> None:
 def test_as_float_stores_an_int_as_a_float_and_the_rest_as_given() -> None:
     assert type(as_float(3)) is float and as_float(3) == 3.0
     assert as_float(2.5) == 2.5 and as_float(None) is None
+
+
+def test_a_token_count_past_a_doubles_range_is_bounded_compiled_or_not() -> None:
+    assert tokens(10**400) == tokens(10**400, "m") == MAX_TOKENS  # not OverflowError
+    assert tokens(32, "k") == 32 * 1024 and tokens(1.5, "k") == 1536
