@@ -38,9 +38,7 @@ PLAIN = {
     "engine/datafiles.py": "Frozen types, and pydantic validation",
     "engine/lazyre.py": "a pattern replaces its own methods with the compiled pattern's",
     "engine/catalog.py": "loading: run once per process, and replaced in tests",
-    "engine/catalog_cache.py": "loading: run once per process",
-    "engine/understand/query.py": "new_query stores fields on object.__new__(Query)",
-    "engine/sizing.py": "_made stores fields on object.__new__(Breakdown)",
+    "engine/catalog_cache.py": "loading: run once per process (@per_catalog is catalog_memo's)",
     "engine/kinds/serving.py": "ServingRow subclasses a Frozen type",
 }
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 from operator import itemgetter
+from typing import Final
 
 from engine.answer_types import Pick
 from engine.catalog import Catalog
@@ -23,8 +24,8 @@ from engine.recommend import (
     set_serves,
 )
 
-_LIMIT = 2  # alternatives shown at most
-FASTER_PRICE = 2.5  # a faster card costs at most this many times the pick
+_LIMIT: Final = 2  # alternatives shown at most
+FASTER_PRICE: Final = 2.5  # a faster card costs at most this many times the pick
 
 # A configuration that holds the need, turned into a Pick when shown: a plain tuple of
 # (price, -decode ceiling: ties on price go to the faster card, cards in the set, card),
@@ -63,7 +64,7 @@ def _options(
     return out, stop
 
 
-_by_price_then_speed = itemgetter(0, 1)
+_by_price_then_speed: Final = itemgetter(0, 1)
 
 
 @lru_cache(maxsize=8)

@@ -11,6 +11,7 @@ import math
 import re
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Final
 
 from engine.answer_types import Answer, Context, Request
 from engine.catalog import Catalog, load_catalog
@@ -61,20 +62,20 @@ __all__ = [
     "default_catalog",
 ]
 
-MAX_COMPARE = 4  # items side by side, as many as a typed "X vs Y vs Z vs W"
+MAX_COMPARE: Final = 4  # items side by side, as many as a typed "X vs Y vs Z vs W"
 # What one compared item says and another leaves out is shared ("llama 70b" vs "qwen 72b"
 # with one precision), like the slots of a typed "X vs Y".
-_SHARED = ("precision", "context_tokens", "kv_dtype", "batch")
-_SUBJECT = ("model", "model_score", "others", "model_words", "size_b", "pasted", "shape")
+_SHARED: Final = ("precision", "context_tokens", "kv_dtype", "batch")
+_SUBJECT: Final = ("model", "model_score", "others", "model_words", "size_b", "pasted", "shape")
 
 # Card counts people build beyond the sets we rent: powers of two within a node, then whole
 # 8-card nodes; past 64 cards the answer is a cluster quote, not a count of one card.
-_HARDWARE_COUNTS = (2, 4, 8, 16, 24, 32, 48, 64)
+_HARDWARE_COUNTS: Final = (2, 4, 8, 16, 24, 32, 48, 64)
 
-_FAQ_INDEX = lazy(r"^\s*/?(?:faq|pytania|czesto zadawane|คำถามที่พบบ่อย)\s*[?!.]*\s*$", re.I)
+_FAQ_INDEX: Final = lazy(r"^\s*/?(?:faq|pytania|czesto zadawane|คำถามที่พบบ่อย)\s*[?!.]*\s*$", re.I)
 # What _FAQ_INDEX can start with after the spaces (no other character folds to these under
 # re.I, and str.lstrip strips exactly what \s matches): most texts skip the pattern.
-_FAQ_FIRST = frozenset("/fFpPcCค")
+_FAQ_FIRST: Final = frozenset("/fFpPcCค")
 
 
 @lru_cache(maxsize=1)

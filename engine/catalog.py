@@ -7,7 +7,6 @@ asked to reload keeps its old catalog.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 from engine import catalog_cache
 from engine.datafiles import check_messages, check_models, check_owned, declared_count, validate
 from engine.errors import CatalogError
+from engine.lazyre import lazy
 from engine.models import (
     LANGS,
     Card,
@@ -46,9 +46,12 @@ FILES = (
 )
 
 
+_SEPARATORS = lazy(r"[\s_\-]+")
+
+
 def norm(text: str) -> str:
     """Canonical key for aliases: case and separators do not matter to users."""
-    return re.sub(r"[\s_\-]+", " ", text.strip().lower())
+    return _SEPARATORS.sub(" ", text.strip().lower())  # the pattern's own method: no re.sub frames
 
 
 @dataclass(frozen=True, eq=False)

@@ -13,9 +13,14 @@ import os
 import pickle
 import sys
 from collections.abc import Callable
-from functools import lru_cache, wraps
+from functools import lru_cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
+
+# Re-exported: the indexes' modules mark themselves with catalog_cache.per_catalog.
+from engine.catalog_memo import _BUILDERS as _BUILDERS
+from engine.catalog_memo import build_indexes as build_indexes
+from engine.catalog_memo import per_catalog as per_catalog
 
 try:  # the BLAKE2 module alone: hashlib would also load OpenSSL (~2 ms) for nothing
     from _blake2 import blake2b
@@ -24,36 +29,7 @@ except ImportError:  # another Python build
 
 _FORMAT = b"vramchat-catalog-1"
 _DIGEST = 20
-_BUILDERS: dict[str, Callable[[Any], Any]] = {}
 C = TypeVar("C")
-R = TypeVar("R")
-
-
-def per_catalog(fn: Callable[[C], R]) -> Callable[[C], R]:
-    """Compute ``fn(catalog)`` once per catalog object and keep it in ``catalog.memo``.
-
-    A catalog about to be written to the cache is built through every such function first,
-    so the indexes travel in the cache file with the data they were built from.
-    """
-    name = f"{fn.__module__}.{fn.__qualname__}"
-
-    @wraps(fn)
-    def cached(catalog: C) -> R:
-        memo = catalog.memo  # type: ignore[attr-defined]
-        if name in memo:
-            result: R = memo[name]
-            return result
-        value = memo[name] = fn(catalog)
-        return value
-
-    _BUILDERS[name] = cached
-    return cached
-
-
-def build_indexes(catalog: object) -> None:
-    """Build every index marked @per_catalog for ``catalog`` (each once; kept in its memo)."""
-    for index in _BUILDERS.values():
-        index(catalog)
 
 
 def load(

@@ -6,7 +6,7 @@ a price change in ``cards.yaml`` changes the answer and nothing can drift.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from engine.answer_types import ModelRef, Pick
 from engine.catalog import Catalog
@@ -26,7 +26,7 @@ from engine.sizing import (
 )
 from engine.text.voice import Voice
 
-GIB = 2**30
+GIB: Final = 2**30
 
 
 def _bpp(cat: Catalog, precision: str) -> float:

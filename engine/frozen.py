@@ -71,12 +71,6 @@ class _Fields:
         return dict(owner._annotations)
 
 
-def as_float(v: float | None) -> float | None:
-    """What the generated ``__init__`` stores for a float field (an int becomes a float), for
-    the hot paths that store an answer's fields straight into its ``__dict__``."""
-    return float(v) if v.__class__ is int else v
-
-
 _REGISTRY: list[type[Frozen]] = []  # every subclass, parents first: made dataclasses together
 
 

@@ -9,7 +9,7 @@ those rules so parsing and answering only call into it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from engine.answer_types import ModelRef, Request, WeightParts
 from engine.catalog import Catalog
@@ -21,11 +21,11 @@ from engine.sizing import mixed_weights_gb
 if TYPE_CHECKING:
     from engine.understand import Query
 
-BASELINE = "bf16"
-OLLAMA_DEFAULT = "q4_k_m"  # what library tags without a quantisation suffix serve
+BASELINE: Final = "bf16"
+OLLAMA_DEFAULT: Final = "q4_k_m"  # what library tags without a quantisation suffix serve
 # "llama3.1:70b", "gpt-oss:120b", "qwen3:latest": a name, a colon and a size or "latest".
-_OLLAMA_TAG = lazy(r"(?<![\w./:-])[a-z][\w.\-]*:(?:\d+(?:\.\d+)?b|\d+x\d+b|latest)(?![\w.])")
-VLLM_DEFAULT_SHARE = 0.10  # vLLM takes 90% of a card by default: a fit inside 10% is an edge
+_OLLAMA_TAG: Final = lazy(r"(?<![\w./:-])[a-z][\w.\-]*:(?:\d+(?:\.\d+)?b|\d+x\d+b|latest)(?![\w.])")
+VLLM_DEFAULT_SHARE: Final = 0.10  # vLLM takes 90% of a card by default: a fit inside 10% is an edge
 
 
 def experts_b(m: ModelSpec) -> float | None:
@@ -141,7 +141,7 @@ def weights_gb(cat: Catalog, req: Request) -> float | None:
     p = req.weight_parts
     if p is None or req.model is None:
         return None
-    rate = {k: cat.precision_by_name[k].bytes_per_param for k in _names(p)}
+    rate = {k: cat.precision_by_name[k].bits / 8 for k in _names(p)}  # bytes_per_param
     return mixed_weights_gb(
         req.model, rate[p.experts or p.dense], rate[p.dense], rate[p.embeddings]
     )
@@ -171,14 +171,14 @@ def read_per_token_gb(cat: Catalog, req: Request) -> float:
     active = m.active_params_b or m.params_b
     p = req.weight_parts
     if p is None:
-        return active * cat.precision_by_name[req.precision].bytes_per_param
-    dense = cat.precision_by_name[p.dense].bytes_per_param
+        return active * (cat.precision_by_name[req.precision].bits / 8)  # bytes_per_param, no call
+    dense = cat.precision_by_name[p.dense].bits / 8
     spec = cat.model_by_id.get(m.id or "")
     if p.experts is None or spec is None or spec.moe is None or not m.experts_b:
         return active * dense
     share = spec.moe.experts_per_token / spec.moe.experts
     active_experts = min(m.experts_b * share, active)
-    experts = cat.precision_by_name[p.experts].bytes_per_param
+    experts = cat.precision_by_name[p.experts].bits / 8
     return active_experts * experts + (active - active_experts) * dense
 
 

@@ -12,16 +12,15 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from engine.answer_types import Pick
 from engine.catalog import Catalog
 from engine.models import Card, Task
 from engine.sizing import cluster_nodes, decode_ceiling_tok_s
 
-TIGHT_SINGLE_GB = 5.0
-TIGHT_PER_CARD_GB = 2.0
-NODE_CARDS = 8
+TIGHT_SINGLE_GB: Final = 5.0
+TIGHT_PER_CARD_GB: Final = 2.0
 
 
 class Workload(NamedTuple):
@@ -110,7 +109,7 @@ def decode_for(
 # One server's cards (cards.yaml cluster.cards_per_node): tensor parallelism stays inside a
 # node; a set of more nodes splits the layers between them, so a single stream pools one
 # node's bandwidth, the nodes taking their turns (16x H100: 8 cards' bandwidth, not 16).
-NODE_CARDS = 8
+NODE_CARDS: Final = 8
 
 
 def stream_bandwidth_gbps(set_gbps: float, count: int) -> float:
@@ -144,7 +143,7 @@ def make_pick(
     return p
 
 
-_new = object.__new__
+_new: Final = object.__new__
 _PickRow = tuple[Card, dict[str, object], float, float]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import weakref
 from bisect import bisect_left
+from typing import Final
 
 from engine import native
 from engine.answer_types import CardInfo, ModelRef
@@ -48,7 +49,7 @@ def model_ref(m: ModelSpec) -> ModelRef:
     return ref
 
 
-_refs: dict[int, tuple[weakref.ref[ModelSpec], ModelRef]] = {}
+_refs: Final[dict[int, tuple[weakref.ref[ModelSpec], ModelRef]]] = {}
 
 
 def _model_ref(m: ModelSpec) -> ModelRef:
@@ -99,7 +100,7 @@ def typical_ref(cat: Catalog, size_b: float) -> ModelRef:
     return ref
 
 
-TYPICAL_KEPT = 256
+TYPICAL_KEPT: Final = 256
 
 
 @per_catalog

@@ -9,7 +9,7 @@ adapter writes English for the engine to read back. A value that cannot be used 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, cast, get_args
+from typing import Any, Final, cast, get_args
 
 from engine import native
 from engine.answer_types import ModelRef, Request
@@ -33,7 +33,7 @@ from engine.understand.config_paste import DEFAULTS
 from engine.understand.patterns import PRECISION_SEPARATORS
 
 ModelNote = tuple[str, dict[str, Any]]  # an assumption about the model: code and its values
-TASKS: tuple[str, ...] = get_args(Task)
+TASKS: Final[tuple[str, ...]] = get_args(Task)
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class RequestOptions:
 
 
 #: The answer kinds an adapter may ask for by name (:attr:`RequestOptions.kind`).
-KINDS: tuple[str, ...] = ("cards", "card", "faq", "help")
+KINDS: Final[tuple[str, ...]] = ("cards", "card", "faq", "help")
 
 
 def _whole(value: object) -> int | None:
@@ -259,4 +259,4 @@ def build_request(b: Builder) -> tuple[Request, ModelNote | None] | None:
     return req, note
 
 
-_new = object.__new__
+_new: Final = object.__new__

@@ -7,66 +7,59 @@ the arithmetic reads like the rule it implements.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from typing import Final
 
 from engine.answer_types import ModelRef
 from engine.models import Task
 from engine.rounding import round_half_up
 
-GB = 1e9  # decimal gigabyte: params in billions x bytes per param = GB
-MB = 1e6
-OVERHEAD_GB = 2.0  # CUDA context, framework and allocator, per process
-KV_K_AND_V = 2  # the cache holds a key and a value vector
-STATE_BYTES = 2  # linear-attention / Mamba recurrent and conv state, kept at 16 bits
+GB: Final = 1e9  # decimal gigabyte: params in billions x bytes per param = GB
+MB: Final = 1e6
+OVERHEAD_GB: Final = 2.0  # CUDA context, framework and allocator, per process
+KV_K_AND_V: Final = 2  # the cache holds a key and a value vector
+STATE_BYTES: Final = 2  # linear-attention / Mamba recurrent and conv state, kept at 16 bits
 
 # Full fine-tune with Adam, bytes per parameter.
-FULL_FT_BYTES = {
+FULL_FT_BYTES: Final = {
     "weights": 2.0,  # BF16 weights
     "gradients": 2.0,  # BF16 gradients
     "master_weights": 4.0,  # FP32 master copy
     "optimizer": 8.0,  # Adam first and second moments, FP32 each
 }
-FULL_FT_ACTIVATION_SHARE = 0.15  # activations and fragmentation, at the default sequence
-HF_FULL_FT_BYTES = 18.0  # the alternative accounting (6 + 8 + 4) some guides quote
+FULL_FT_ACTIVATION_SHARE: Final = 0.15  # activations and fragmentation, at the default sequence
+HF_FULL_FT_BYTES: Final = 18.0  # the alternative accounting (6 + 8 + 4) some guides quote
 
-FT_SEQ_TOKENS = 2048
-FT_BATCH = 1
-LORA_BASE_BYTES = {"lora": 2.0, "qlora": 0.5}  # frozen base: BF16, or 4-bit for QLoRA
-LORA_BASE_PRECISION = {"lora": "bf16", "qlora": "int4"}
-ADAPTER_FRACTION = 0.005  # rank-16 adapters on the attention projections, ~0.5% of params
-ADAPTER_BYTES = 16.0  # adapter weights, gradients, master copy and Adam moments
-ACTIVATION_GB_PER_STEP = 2.0  # LoRA/QLoRA activation allowance: 2 GB per 20 layers...
-ACTIVATION_LAYERS_PER_STEP = 20  # ...rounded half-up, at sequence 2048 and batch 1
+FT_SEQ_TOKENS: Final = 2048
+FT_BATCH: Final = 1
+LORA_BASE_BYTES: Final = {"lora": 2.0, "qlora": 0.5}  # frozen base: BF16, or 4-bit for QLoRA
+LORA_BASE_PRECISION: Final = {"lora": "bf16", "qlora": "int4"}
+ADAPTER_FRACTION: Final = 0.005  # rank-16 adapters on the attention projections, ~0.5% of params
+ADAPTER_BYTES: Final = 16.0  # adapter weights, gradients, master copy and Adam moments
+ACTIVATION_GB_PER_STEP: Final = 2.0  # LoRA/QLoRA activation allowance: 2 GB per 20 layers...
+ACTIVATION_LAYERS_PER_STEP: Final = 20  # ...rounded half-up, at sequence 2048 and batch 1
 
-QUICK_RULE_MARGIN = 1.2  # the rule-of-thumb page: params x bytes x 1.2
-QUICK_RULE_TIGHT_SHARE = 0.05  # within 5% of a card: short prompts only
+QUICK_RULE_MARGIN: Final = 1.2  # the rule-of-thumb page: params x bytes x 1.2
+QUICK_RULE_TIGHT_SHARE: Final = 0.05  # within 5% of a card: short prompts only
 
 
-@dataclass(frozen=True)
 class Breakdown:
-    """Memory parts in GB; ``total`` is their sum (summed once: the parts never change)."""
+    """Memory parts in GB; ``total`` is their sum (summed once: the parts never change).
 
-    parts: dict[str, float]
-    total: float = field(init=False, repr=False, compare=False)
+    A plain class, not a frozen dataclass: compiled, its two fields are read natively, and
+    either way it is built without the dataclass's per-field ``object.__setattr__``. ``Final``
+    keeps the fields unassigned after ``__init__`` (mypy checks it)."""
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "total", sum(self.parts.values()))
+    __slots__ = ("parts", "total")
+
+    def __init__(self, parts: dict[str, float]) -> None:
+        self.parts: Final = parts
+        self.total: Final = sum(parts.values())
+
+    def __repr__(self) -> str:
+        return f"Breakdown(parts={self.parts!r})"
 
     def as_dict(self) -> dict[str, float]:
         return {**self.parts, "total": self.total}
-
-
-def _made(parts: dict[str, float]) -> Breakdown:
-    """``Breakdown(parts)`` stored straight: the frozen dataclass's generated ``__init__`` and
-    ``__post_init__`` pay an ``object.__setattr__`` each, for every breakdown of an answer."""
-    bd = _new(Breakdown)
-    d = bd.__dict__
-    d["parts"] = parts
-    d["total"] = sum(parts.values())
-    return bd
-
-
-_new = object.__new__
 
 
 def weights_gb(params_b: float, bytes_per_param: float) -> float:
@@ -162,7 +155,7 @@ def inference(
     ``kv_cache`` is the very ``kv_cache_gb`` of these arguments when the caller has it."""
     if kv_cache is None:
         kv_cache = kv_cache_gb(model, kv_bytes, context_tokens, batch)
-    return _made(
+    return Breakdown(
         {
             "weights": weights_gb(model.params_b, bytes_per_param) if weights is None else weights,
             "kv_cache": kv_cache,
@@ -188,10 +181,10 @@ def training(model: ModelRef, task: Task, seq_tokens: int, batch: int) -> Breakd
     if task == "full":
         parts = {k: p * b for k, b in FULL_FT_BYTES.items()}
         parts["activations"] = sum(parts.values()) * FULL_FT_ACTIVATION_SHARE * scale
-        return _made(parts)
+        return Breakdown(parts)
     if task not in LORA_BASE_BYTES:
         raise ValueError(f"not a training task: {task}")
-    return _made(
+    return Breakdown(
         {
             "weights": p * LORA_BASE_BYTES[task],
             "adapters": p * ADAPTER_FRACTION * ADAPTER_BYTES,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Final
 
 from engine.catalog import Catalog, norm
 from engine.lazyre import lazy
@@ -39,39 +40,39 @@ def _log_failure(message: str, *args: object) -> None:
     logging.getLogger("vramchat.suggest").exception(message, *args)
 
 
-MAX_CHOICE_CHARS = 100  # Discord's limit for a choice's name and value; Telegram's is larger
-MAX_PREFIX_CHARS = 200  # nobody autocompletes an essay; longer input is cut before matching
-SCORE_CUTOFF = 60.0  # mean per-token similarity a model needs to be suggested at all
-TOKEN_CUTOFF = 60.0  # "lama" ~ "llama" (89) passes; unrelated words do not
-PREFIX_SCORE = 95.0  # "qw" is on its way to "qwen": almost as good as typing it out
-PREFIX_BONUS = 12.0  # cards: "rtx" lists the RTX cards first
-EXTRA_TOKEN_WEIGHT = 0.15  # "llama 70b" prefers "Llama 3.1 70B" to "R1 Distill Llama 70B"
-MAX_QUERY_TOKENS = 6  # model-name tokens scored
-MAX_PREFIX_TOKENS = 40  # tokens looked at in all
+MAX_CHOICE_CHARS: Final = 100  # Discord's limit for a choice's name and value; Telegram's is larger
+MAX_PREFIX_CHARS: Final = 200  # nobody autocompletes an essay; longer input is cut before matching
+SCORE_CUTOFF: Final = 60.0  # mean per-token similarity a model needs to be suggested at all
+TOKEN_CUTOFF: Final = 60.0  # "lama" ~ "llama" (89) passes; unrelated words do not
+PREFIX_SCORE: Final = 95.0  # "qw" is on its way to "qwen": almost as good as typing it out
+PREFIX_BONUS: Final = 12.0  # cards: "rtx" lists the RTX cards first
+EXTRA_TOKEN_WEIGHT: Final = 0.15  # "llama 70b" prefers "Llama 3.1 70B" to "R1 Distill Llama 70B"
+MAX_QUERY_TOKENS: Final = 6  # model-name tokens scored
+MAX_PREFIX_TOKENS: Final = 40  # tokens looked at in all
 
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_SEARCH_SIZE = lazy(r"\b(\d+(?:\.\d+)?)\s?b\b", re.IGNORECASE)
-SEARCH_CUTOFF = 70.0  # a fuzzy hit in a model search must be this good to be listed
-_CONTEXT_TOKEN = lazy(r"^\d+(?:[.,]\d+)?[km]$")
-_NUMBER = lazy(r"^\d+(?:[.,]\d+)?$")
+_SEARCH_SIZE: Final = lazy(r"\b(\d+(?:\.\d+)?)\s?b\b", re.IGNORECASE)
+SEARCH_CUTOFF: Final = 70.0  # a fuzzy hit in a model search must be this good to be listed
+_CONTEXT_TOKEN: Final = lazy(r"^\d+(?:[.,]\d+)?[km]$")
+_NUMBER: Final = lazy(r"^\d+(?:[.,]\d+)?$")
 # Words that qualify a request rather than name a model (precisions come from the catalog).
-_MODIFIER_WORDS = _words(
+_MODIFIER_WORDS: Final = _words(
     "ctx context kontekst batch bs partia users user tokens token bit bits kv cache lora qlora "
     "inference serve serving train training finetune fine-tune ft x on"
 )
 # A bare number right after these is their value, not part of a model name.
-_TAKES_NUMBER = _words("ctx context kontekst batch bs partia x on")
-_KV_WORDS = _words("kv cache kv-cache")
-_CONTEXT_WORDS = _words("ctx context kontekst")
-_TOKEN_WORDS = _words("tokens token tok")
-_BATCH_WORDS = _words("batch bs partia")
-_USER_WORDS = _words("users user concurrent")
+_TAKES_NUMBER: Final = _words("ctx context kontekst batch bs partia x on")
+_KV_WORDS: Final = _words("kv cache kv-cache")
+_CONTEXT_WORDS: Final = _words("ctx context kontekst")
+_TOKEN_WORDS: Final = _words("tokens token tok")
+_BATCH_WORDS: Final = _words("batch bs partia")
+_USER_WORDS: Final = _words("users user concurrent")
 # A bare number right before these is their value ("8 users", "4 bit").
-_NUMBER_BEFORE = _words("users user tokens token bit bits")
+_NUMBER_BEFORE: Final = _words("users user tokens token bit bits")
 
 
 def _index(catalog: Catalog) -> CompletionKeys:

@@ -10,6 +10,8 @@ once, before the process takes questions and again for each reloaded catalog.
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.answer import ask
 from engine.catalog import Catalog
 from engine.catalog_cache import build_indexes
@@ -19,7 +21,7 @@ __all__ = ["WARM_QUESTIONS", "warm_up"]
 
 # One of each kind of answer, in each language, with the paths they take first (a typo, a
 # pasted config, a comparison, a training method, an owned card, a budget, a limit).
-WARM_QUESTIONS: tuple[tuple[str, str | None], ...] = (
+WARM_QUESTIONS: Final[tuple[tuple[str, str | None], ...]] = (
     ("70b int4 128k", None),
     ("does qwen2.5 32b fit on my 4090?", None),
     ("gpt-oss-120b on h100 or mi300x?", None),

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
 from engine import native
 from engine.answer_types import Answer, Context, ModelRef, Note, Pick, Request
@@ -387,8 +387,15 @@ class Builder:
         return kv_bytes_per_token(req.model, kvb, req.context_tokens)
 
 
-_new = object.__new__
-_tuple_new = tuple.__new__
+_new: Final = object.__new__
+_tuple_new: Final = tuple.__new__
+
+
+def as_float(v: float | None) -> float | None:
+    """What a Frozen type's generated ``__init__`` stores for a float field (an int becomes a
+    float), for the kinds that store an answer's fields straight into its ``__dict__``. Here,
+    not in engine/frozen.py, so that a compiled build calls it natively."""
+    return float(v) if type(v) is int else v
 
 
 @lru_cache(maxsize=8)

@@ -10,7 +10,7 @@ There are no purchase prices in data: none is quoted; the cheapest rental is one
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from engine.answer_types import Answer, BuyOption, FitOption, Request, Section
 from engine.kinds import ladder
@@ -23,10 +23,10 @@ from engine.text.buying import describe_buying
 from engine.understand.asks import wants_to_buy
 
 # Cards one desktop board takes: one, a pair, three or four; past four it is a server build.
-HOME_COUNTS = (1, 2, 3, 4)
+HOME_COUNTS: Final = (1, 2, 3, 4)
 # "4-bit": the formats of four to five bits per weight (INT4, Q4_K_M), where home setups go
 # when the precision a model ships in needs more than a desktop holds
-FOUR_BITS = (4.0, 5.0)
+FOUR_BITS: Final = (4.0, 5.0)
 
 
 class Row(NamedTuple):

@@ -7,6 +7,8 @@ slots: the sequence length, the batch and the method (full -> LoRA -> QLoRA).
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.answer_types import FitChange, ModelRef, Request
 from engine.kinds.base import Builder
 from engine.kinds.hardware import Hardware
@@ -18,13 +20,13 @@ from engine.sizing import LORA_BASE_PRECISION, OVERHEAD_GB, Breakdown, kv_cache_
 
 # A context this long is what a chat needs: the heaviest rung that keeps it is the change
 # to offer; below it, the rung that keeps the most.
-USEFUL_CONTEXT = 8192
+USEFUL_CONTEXT: Final = 8192
 # ... and the rung that keeps the most, said too when it keeps this many times more.
-MUCH_MORE = 1.5
+MUCH_MORE: Final = 1.5
 # The shortest training sequence a change offers (below 1k steps of CTX_STEP)
-SHORTEST_SEQUENCE = 512
+SHORTEST_SEQUENCE: Final = 512
 # Each training method and the lighter ones to try after it, heaviest first.
-LIGHTER: dict[str, tuple[Task, ...]] = {"full": ("lora", "qlora"), "lora": ("qlora",)}
+LIGHTER: Final[dict[str, tuple[Task, ...]]] = {"full": ("lora", "qlora"), "lora": ("qlora",)}
 
 
 def fit_change(
@@ -57,9 +59,11 @@ def change(
     return fit_change(kind, precision, kvd, ctx, batch, count, total, room, task)
 
 
-_new = object.__new__
+_new: Final = object.__new__
 
-EDGE_SHARE = 0.10  # under this share of the VRAM left (vLLM's default 10%), a fit is at the edge
+EDGE_SHARE: Final = (
+    0.10  # under this share of the VRAM left (vLLM's default 10%), a fit is at the edge
+)
 
 
 def room_level(room: float, vram: float, count: int) -> int:

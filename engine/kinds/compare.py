@@ -7,7 +7,7 @@ gets); this module only labels them by what differs and says which one wins.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from engine.answer_types import Answer, Fit, Note, Section
 from engine.kinds.base import Builder
@@ -191,7 +191,7 @@ def verdict(
     return v.t(key, cheap=where, price=v.usd(pick.monthly_usd), **params)
 
 
-_PER_GB = lazy(r"per\s*gb|/\s*gb|za\s*gb|ต่อ\s*gb")
+_PER_GB: Final = lazy(r"per\s*gb|/\s*gb|za\s*gb|ต่อ\s*gb")
 
 
 def per_gb_line(v: Voice, sets: list[CardSet]) -> str:

@@ -4,10 +4,12 @@ would make it fit) and limit (the longest context or most users it holds).
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.answer_types import Answer, Fit, Limit, LimitOption, Pick, Request, new_answer
-from engine.frozen import as_float as _float
 from engine.kinds import ladder
 from engine.kinds.base import Builder
+from engine.kinds.base import as_float as _float
 from engine.kinds.combos import training_changes
 from engine.kinds.ladder import Hardware, Rung
 from engine.kinds.mac import gpu_share, mac_label, mac_name, mac_notes, raise_limit_mb
@@ -177,8 +179,8 @@ def mac_fit(b: Builder, hw: Hardware, req: Request, w: Workload) -> Fit:
     return f
 
 
-_new = object.__new__
-BRIDGE = "NVLink bridge (pairs)"  # a bridge the person says their pair has
+_new: Final = object.__new__
+BRIDGE: Final = "NVLink bridge (pairs)"  # a bridge the person says their pair has
 
 
 def fit(b: Builder, req: Request) -> Answer:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
 from engine.answer_types import Answer, BudgetOption, Fit, Section
 from engine.catalog import Catalog
@@ -90,7 +90,7 @@ def cheapest_set(cat: Catalog, r: ServingRow) -> tuple[str, int, float, float | 
 
 #: Rows kept per catalog: every model at each precision a few times over; past it the memo
 #: starts again, so a long-running bot asked at ever new contexts does not grow without end.
-_SETS_MEMO_MAX = 8192
+_SETS_MEMO_MAX: Final = 8192
 
 
 @per_catalog

@@ -7,6 +7,8 @@ a line of its own (``Answer.follows_up`` says which, and the renderers put it fi
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.answer_types import Answer, Pick, Request
 from engine.kinds.base import Builder
 from engine.kinds.fit import fit
@@ -18,7 +20,7 @@ from engine.sizing import LORA_BASE_PRECISION
 from engine.text.labels import request_label
 from engine.text.voice import render_text
 
-_CENT = 0.005  # prices closer than this are the same price
+_CENT: Final = 0.005  # prices closer than this are the same price
 
 
 def _hw(count: int, card: str) -> str:

@@ -4,7 +4,7 @@ amount of VRAM, and the two yes/no questions about it (is it rented, does it run
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from engine import native
 from engine.answer_types import Request
@@ -48,7 +48,7 @@ def capacity_hardware(label: str, vram_gb: float) -> Hardware:
     return _tuple_new(Hardware, (label, None, 1, vram_gb, None, None, None, label))
 
 
-_tuple_new = tuple.__new__
+_tuple_new: Final = tuple.__new__
 
 
 def offered(hw: Hardware, w: Workload) -> tuple[bool, str | None]:

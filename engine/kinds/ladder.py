@@ -7,10 +7,12 @@ the way tensor parallelism splits it. Whether the fleet rents that set is a sepa
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine import native
 from engine.answer_types import FitChange, FitOption, ModelRef, Request
-from engine.frozen import as_float as _float
 from engine.kinds.base import Builder
+from engine.kinds.base import as_float as _float
 from engine.kinds.combos import (
     asked_cut,
     cache_sums,
@@ -59,7 +61,7 @@ __all__ = [  # the hardware helpers and the limit searches are reached through t
     "runnable",
 ]
 
-KV_READ_SHARE = 0.10  # above this share of the weights, the KV read lowers the ceiling too
+KV_READ_SHARE: Final = 0.10  # above this share of the weights, the KV read lowers the ceiling too
 
 
 def room_on(b: Builder, hw: Hardware, req: Request) -> tuple[float, float]:
@@ -166,7 +168,7 @@ def ladder_options(
 
 # How far down the ladder the lead may move off an edge: weights at least this share of the
 # edge rung's (Q8_0 -> FP8 or Q6_K, Q4_K_M -> INT4), never a cliff to a much smaller format.
-LEAD_STEP = 0.75
+LEAD_STEP: Final = 0.75
 
 
 def _lead(shown: list[Rung], options: list[FitOption], first: int, vram: float, count: int) -> int:
@@ -193,7 +195,7 @@ def _lead(shown: list[Rung], options: list[FitOption], first: int, vram: float, 
     return first
 
 
-_new = object.__new__
+_new: Final = object.__new__
 
 
 def decode(b: Builder, hw: Hardware, req: Request) -> tuple[float | None, float | None]:

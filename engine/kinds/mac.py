@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Sequence
-from typing import Protocol
+from typing import Final, Protocol
 
 from engine.answer_types import Answer, Fit
 from engine.kinds.base import Builder
@@ -19,11 +19,11 @@ from engine.understand.catalog_words import MAC
 # Loose precision words on a Mac: no plain-INT4/INT8 runtime there (bitsandbytes, AWQ and
 # GPTQ kernels are CUDA's); llama.cpp and Ollama run GGUF, and Ollama's default tags are
 # Q4_K_M (MLX 4-bit at group size 64 is 4.5 bits: Q4_0's weight).
-MAC_PRECISION = {"int4": "q4_k_m", "int8": "q8_0"}
-_MLX_LIKE = {"int4": ("4", "Q4_0"), "int8": ("8", "Q8_0")}  # MLX at group 64: 4.5 / 8.5 bits
+MAC_PRECISION: Final = {"int4": "q4_k_m", "int8": "q8_0"}
+_MLX_LIKE: Final = {"int4": ("4", "Q4_0"), "int8": ("8", "Q8_0")}  # MLX at group 64: 4.5 / 8.5 bits
 # What a raised limit leaves macOS at least, GB (the rest of the machine must still run).
-MAC_OS_RESERVE_GB = 2.0
-_WORDS = {
+MAC_OS_RESERVE_GB: Final = 2.0
+_WORDS: Final = {
     "macbook": "MacBook",
     "mac": "Mac",
     "imac": "iMac",
@@ -34,8 +34,8 @@ _WORDS = {
     "max": "Max",
     "ultra": "Ultra",
 }
-_CHIP = re.compile(r"\bm([1-5])(?:\s*(pro|max|ultra))?\b")
-_SPLIT = re.compile(r"(macbook|imac|mac)\s*(pro|air|studio|mini)?")
+_CHIP: Final = re.compile(r"\bm([1-5])(?:\s*(pro|max|ultra))?\b")
+_SPLIT: Final = re.compile(r"(macbook|imac|mac)\s*(pro|air|studio|mini)?")
 
 
 def mac_name(b: Builder) -> str:

@@ -18,6 +18,8 @@ FP8 before Q8_0: both are 8-bit and the card runs FP8 natively), then the old or
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.answer_types import FitChange, Request
 from engine.kinds.base import Builder
 from engine.kinds.combos import cache_sums, change, room_level
@@ -27,8 +29,8 @@ from engine.kinds.rungs import really_lighter
 from engine.sizing import OVERHEAD_GB
 
 # The sub-4-bit GGUF types tried when no ladder rung fits, heaviest first.
-LOW_BITS = ("q3_k_m", "q3_k_s", "q2_k", "iq3_xxs", "iq2_xs")
-_RANK = {
+LOW_BITS: Final = ("q3_k_m", "q3_k_s", "q2_k", "iq3_xxs", "iq2_xs")
+_RANK: Final = {
     "kv_cache": 0,
     "context": 1,
     "batch": 1,
@@ -43,7 +45,7 @@ _RANK = {
 
 
 # The steps of the module's order: the changes of one step are equally small.
-_STEP = {0: 0, 1: 0, 2: 1, 3: 1, 4: 2, 5: 3, 6: 4}
+_STEP: Final = {0: 0, 1: 0, 2: 1, 3: 1, 4: 2, 5: 3, 6: 4}
 
 
 def _rank(c: FitChange, req: Request) -> int:
@@ -87,7 +89,7 @@ def low_bits(b: Builder, hw: Hardware, req: Request, p: Probe) -> list[FitChange
         fmt = by_name.get(name)
         if fmt is None or not really_lighter(fmt.bits, asked_bits):
             continue
-        weights = m.params_b * fmt.bytes_per_param
+        weights = m.params_b * (fmt.bits / 8)  # bytes_per_param, without the property call
         total = weights + cache + OVERHEAD_GB  # p.room_at(ctx, batch, weights), term for term
         room = p.vram - total - spill
         if room >= 0:

@@ -4,6 +4,8 @@ arithmetic over the very sums ``room_on`` computes (see :class:`Probe`).
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.answer_types import ModelRef, Request
 from engine.kinds.base import Builder
 from engine.kinds.hardware import Hardware, runnable
@@ -18,10 +20,10 @@ from engine.sizing import (
     recurrent_state_bytes,
 )
 
-CTX_STEP = 1024  # context limits are reported in whole 1k steps
+CTX_STEP: Final = 1024  # context limits are reported in whole 1k steps
 # vLLM's default --gpu-memory-utilization: the share of each card the engine plans with
 # (SIZING.md, "Engine headroom"); a limit found at 100% of the memory is also given at this.
-ENGINE_SHARE = 0.9
+ENGINE_SHARE: Final = 0.9
 
 
 class Probe:

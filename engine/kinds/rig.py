@@ -10,7 +10,7 @@ cards of the bytes there over that card's bandwidth.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from engine.answer_types import Fit, Request, RigCard
 from engine.kinds.base import Builder
@@ -20,7 +20,7 @@ from engine.kinds.rungs import Rung, rungs
 from engine.recommend import is_tight
 from engine.sizing import OVERHEAD_GB
 
-KV_READ_SHARE = 0.10  # as the ladder's: above this share of the weights, the KV read counts
+KV_READ_SHARE: Final = 0.10  # as the ladder's: above this share of the weights, the KV read counts
 
 
 class Part(NamedTuple):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from operator import itemgetter
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from engine import native
 from engine.answer_types import ModelRef, Request
@@ -16,10 +16,10 @@ from engine.kinds.base import Builder
 from engine.sizing import OVERHEAD_GB
 
 # Weight precisions a fit is tried at: the sources' three, INT8 and the common GGUF types.
-LADDER = ("bf16", "fp8", "q8_0", "int8", "q6_k", "q5_k_m", "q4_k_m", "int4")
+LADDER: Final = ("bf16", "fp8", "q8_0", "int8", "q6_k", "q5_k_m", "q4_k_m", "int4")
 # A precision is lighter than the asked one only when it drops at least this many bits per
 # weight: INT4 (4.0) is not lighter than MXFP4 (4.25) or NVFP4 (4.5) under another name.
-LIGHTER_BITS = 0.5
+LIGHTER_BITS: Final = 0.5
 
 
 def really_lighter(bits: float, asked_bits: float) -> bool:
@@ -145,8 +145,8 @@ def model_rows(cat: Catalog, m: ModelRef) -> tuple[_ModelRow, ...] | None:
     return result
 
 
-ROWS_KEPT = 256
-_row_weights = itemgetter(1)
+ROWS_KEPT: Final = 256
+_row_weights: Final = itemgetter(1)
 
 
 @per_catalog
@@ -166,8 +166,8 @@ def _ladder_rows(cat: Catalog) -> tuple[tuple[str, float, bool, bool], ...]:
     )
 
 
-_tuple_new = tuple.__new__
-_by_weights = itemgetter(3)  # Rung.weights
+_tuple_new: Final = tuple.__new__
+_by_weights: Final = itemgetter(3)  # Rung.weights
 
 
 def _eager(b: Builder, r: Request) -> Rung:

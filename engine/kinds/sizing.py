@@ -39,7 +39,7 @@ def sizing(b: Builder, req: Request) -> Answer:
     quick = kvbpt = kv_lower = None  # what only an inference answer shows
     if inference:
         if req.weight_parts is None:
-            bpp = b.cat.precision_by_name[req.precision].bytes_per_param
+            bpp = b.cat.precision_by_name[req.precision].bits / 8  # bytes_per_param
         else:
             bpp = bd.parts["weights"] / req.model.params_b
         quick = quick_rule_gb(req.model.params_b, bpp)

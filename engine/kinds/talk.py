@@ -4,6 +4,8 @@ the reply to a typed option that cannot be used.
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.answer_types import Answer, Candidate, Section
 from engine.faq import answer as faq_lines
 from engine.faq import faq_card
@@ -13,7 +15,7 @@ from engine.recommend import set_price
 from engine.refs import card_info
 from engine.understand.asks import wants_a_model
 
-HELP_EXAMPLES = (1, 2, 3, 4, 5)  # message keys help.example_<n>: questions people type
+HELP_EXAMPLES: Final = (1, 2, 3, 4, 5)  # message keys help.example_<n>: questions people type
 
 
 def faq(b: Builder, topic: str) -> Answer:

@@ -3,12 +3,14 @@ and what a monthly price comes to an hour."""
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.kinds.base import Builder
 
 # The share of a Mac's unified memory its GPU may wire by default: Metal's
 # recommendedMaxWorkingSetSize, about three quarters (47-49 GB of 64 GB, 11.8 GB of 16 GB in
 # llama.cpp and llmfit reports); `sysctl iogpu.wired_limit_mb` raises it.
-MAC_GPU_SHARE = 0.75
+MAC_GPU_SHARE: Final = 0.75
 
 
 def unified_note(b: Builder, vram_gb: float, card: bool = False) -> None:
