@@ -10,17 +10,16 @@ cards of the bytes there over that card's bandwidth.
 
 from __future__ import annotations
 
-from typing import Final, NamedTuple
+from typing import NamedTuple
 
 from engine.answer_types import Fit, Request, RigCard
 from engine.kinds.base import Builder
 from engine.kinds.hardware import Hardware
+from engine.kinds.ladder import KV_READ_SHARE
 from engine.kinds.probe import CTX_STEP, context_cap, probe
 from engine.kinds.rungs import Rung, rungs
 from engine.recommend import is_tight
 from engine.sizing import OVERHEAD_GB
-
-KV_READ_SHARE: Final = 0.10  # as the ladder's: above this share of the weights, the KV read counts
 
 
 class Part(NamedTuple):
