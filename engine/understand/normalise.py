@@ -24,17 +24,23 @@ _MARKUP: Final = lazy(r"</?[a-z][a-z0-9]{0,10}(?:\s[^<>]{0,80})?/?>|\*\*|__|`+|~
 _THAI_DIGIT: Final = lazy(r"[๐-๙]")
 
 
-# A character that is not printable ASCII, or one a _MARKUP form opens with ("<*_`~|"):
-# a text with none is only ever changed by the whitespace join, and most questions are that.
-_NOT_PLAIN: Final = lazy(r"[^\x20-\x29\x2b-\x3b\x3d-\x5e\x61-\x7b\x7d]")
+def _has_markup(text: str) -> bool:
+    """What each _MARKUP form holds ("q4_k_m" has none of them)."""
+    return (
+        "<" in text or "**" in text or "__" in text or "`" in text or "~~" in text or "||" in text
+    )
 
 
 def clean(text: str) -> tuple[str, bool]:
     """Normalise what people paste: width forms, Thai digits, invisible characters, markup."""
-    if len(text) <= MAX_QUERY_CHARS and _NOT_PLAIN.search(text) is None:
-        if "  " in text or text[:1] == " " or text[-1:] == " ":  # its only whitespace is " "
-            return " ".join(text.split()), False
-        return text, False
+    if len(text) <= MAX_QUERY_CHARS and text.isascii() and text.isprintable():
+        # Most questions: no NFKC, Thai digit, invisible character or dash to change, and
+        # its only whitespace is " " (printable ASCII), so the join changes only runs of it.
+        if _has_markup(text):
+            text = _MARKUP.sub(" ", text)
+        elif "  " not in text and text[:1] != " " and text[-1:] != " ":
+            return text, False
+        return " ".join(text.split()), False
     long = len(text) > NORMALISE_CHARS
     text = text[:NORMALISE_CHARS]
     if not text.isascii():
@@ -46,9 +52,7 @@ def clean(text: str) -> tuple[str, bool]:
     text = text[:MAX_QUERY_CHARS]
     if not (text.isascii() and text.isprintable()):  # printable ASCII has none of them
         text = _INVISIBLE.sub(" ", text)
-    if (
-        "<" in text or "**" in text or "__" in text or "`" in text or "~~" in text or "||" in text
-    ):  # what each _MARKUP form holds ("q4_k_m" has none of them)
+    if _has_markup(text):
         text = _MARKUP.sub(" ", text)
     if not text.isascii():
         text = text.replace("×", "x").replace("–", "-").replace("—", "-").replace("’", "'")

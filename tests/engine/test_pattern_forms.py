@@ -180,3 +180,13 @@ def test_what_fits_finds_what_it_does() -> None:
     pieces = ["what", "which", "how", "big", "jaki", "co", "model", "fits", "can i run", " ", "x"]
     texts = _texts([*pieces, "will", "อะไร", "ได้บ้าง", "się", "odpal"], 4)
     assert _found(plain, texts) == _found(WHAT_FITS, texts)
+
+
+def test_clean_plain_ascii_path_is_the_general_one() -> None:
+    """clean's printable-ASCII shortcut gives what its general steps give (markup, spaces)."""
+    from engine.understand.normalise import _MARKUP, clean
+
+    for t in _texts(["a", " ", "  ", "*", "**", "_", "__", "<b>", "`", "~~", "|", "||", "\t"]):
+        markup = any(m in t for m in ("<", "**", "__", "`", "~~", "||"))
+        want = " ".join((_MARKUP.sub(" ", t) if markup else t).split())
+        assert clean(t) == (want, False), repr(t)
