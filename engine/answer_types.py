@@ -363,23 +363,3 @@ class Context:
     # a list answered last ("budget" or "capacity"): ``request`` then holds no model, only the
     # context and users it was sized at, and the hardware is ``pick_card`` or ``vram_gb``
     listing: str | None = None
-
-
-def new_answer(fields: dict[str, Any]) -> Answer:
-    """``Answer(**fields)`` for values already of their fields' types (floats as floats, the
-    caller's own fresh lists and dicts, objects not dicts): the defaults copied from one
-    table, a fresh list for each list field not given, then the fields, no keyword call."""
-    a = _new(Answer)
-    d = a.__dict__
-    d.update(_ANSWER_DEFAULTS)
-    for name in _ANSWER_LISTS:
-        d[name] = []
-    d.update(fields)
-    return a
-
-
-_new = object.__new__
-# (the factories of Answer's defaults are all ``list``: checked where the table is made)
-_ANSWER_DEFAULTS = {n: v for n, v, factory in Answer._defaults if not factory}
-_ANSWER_LISTS = tuple(n for n, v, factory in Answer._defaults if factory and v is list)
-assert len(_ANSWER_DEFAULTS) + len(_ANSWER_LISTS) == len(Answer._defaults)

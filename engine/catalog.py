@@ -83,16 +83,19 @@ class Catalog:
     # The monthly catalog this one was priced from by another book (None: this is it). Card
     # facts a book does not rent (the FAQ's fixed examples) are read from there.
     base: Catalog | None = field(default=None, repr=False)
+    # The date of the prices: the price book's, else cards.yaml's (set by __post_init__).
+    prices_as_of: str = field(init=False, repr=False)
 
     @property
     def cards(self) -> list[Card]:
         return list(self.card_by_name.values())
 
-    @property
-    def prices_as_of(self) -> str:
-        if self.price_book != "monthly":
-            return self.price_books[self.price_book].prices_as_of
-        return self.fleet.provider.prices_as_of
+    def __post_init__(self) -> None:
+        # read once an answer (engine.kinds.base): a stored field is one attribute read, where
+        # a property is a Python call into this module, which stays Python when compiled
+        book = self.price_books[self.price_book] if self.price_book != "monthly" else None
+        as_of = book.prices_as_of if book is not None else self.fleet.provider.prices_as_of
+        object.__setattr__(self, "prices_as_of", as_of)
 
     def card(self, name: str) -> Card | None:
         """Resolve a card by catalog name or alias (``4090``, ``h100``, ``mi300``)."""

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from engine.answer_types import Answer, Fit, Limit, LimitOption, Pick, Request, new_answer
+from engine.answer_new import new_answer
+from engine.answer_types import Answer, Fit, Limit, LimitOption, Pick, Request
 from engine.kinds import ladder
 from engine.kinds.base import Builder
 from engine.kinds.base import as_float as _float

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from engine.alternatives import alternatives, recommend_with_alternatives
-from engine.answer_types import Answer, Pick, Request, new_answer
+from engine.answer_new import new_answer
+from engine.answer_types import Answer, Pick, Request
 from engine.kinds import ladder
 from engine.kinds.base import Builder
 from engine.kinds.terms import hourly_note
