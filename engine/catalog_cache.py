@@ -1,10 +1,19 @@
 """The validated catalog, cached on disk, keyed on exactly what it was built from.
 
 The key hashes the engine's code (every ``engine/**/*.py``: the types, the checks and the
-indexes built per catalog that travel with it), the Python version, the data folder, the price book and the bytes of every
-data file; the file stores the key and a hash of its payload, so a stale, truncated or
-damaged file is never unpickled, only rewritten. Only :func:`engine.catalog.load_catalog`
-uses this, and only when its caller names a cache folder.
+indexes built per catalog that travel with it), the Python version, the data folder, the price
+book and the bytes of every data file; the file stores the key and a checksum of its payload,
+so a stale, truncated or damaged file is never unpickled, only rewritten.
+
+Hashing those ~100 files costs a few ms on every start, so a hashed key is also remembered
+under the files' stat fields (inode, size, modification and change times). A file that
+changes afterwards gets a new change time, which the kernel sets and no tool can restore, so
+a remembered key is found only for files unchanged since they were hashed. As git does with
+its "racily clean" entries, a key is remembered only when every file's change time is older
+than the hashing by more than a timestamp tick could hide (:data:`SETTLED_NS`).
+
+Only :func:`engine.catalog.load_catalog` uses this, and only when its caller names a cache
+folder.
 """
 
 from __future__ import annotations
@@ -12,6 +21,8 @@ from __future__ import annotations
 import os
 import pickle
 import sys
+import time
+import zlib
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
@@ -27,8 +38,12 @@ try:  # the BLAKE2 module alone: hashlib would also load OpenSSL (~2 ms) for not
 except ImportError:  # another Python build
     from hashlib import blake2b
 
-_FORMAT = b"vramchat-catalog-1"
+_FORMAT = b"vramchat-catalog-2"
 _DIGEST = 20
+_CHECK = 4  # the payload's CRC-32: finds truncation and damage, ~8x cheaper than BLAKE2 here
+# A change this soon after a file's last change may leave its timestamps as they were
+# (coarse clocks; 2 s is the coarsest timestamp of a common file system, FAT).
+SETTLED_NS = 2_000_000_000
 C = TypeVar("C")
 
 
@@ -37,16 +52,79 @@ def load(
 ) -> C | object:
     """The catalog from the cache when it holds one for exactly these inputs, else ``build``'s,
     with every index marked @per_catalog built, then written to the cache."""
-    key = cache_key(d, files, price_book)
-    if key is None:  # a data file is missing or unreadable: the full load says which
-        return build(d, price_book)
+    stamp = stat_key(d, files, price_book)
+    key = recall(cache_dir, stamp[0]) if stamp is not None else None
+    settled = False
+    if key is None:
+        hashed_at = time.time_ns()
+        key = cache_key(d, files, price_book)
+        if key is None:  # a data file is missing or unreadable: the full load says which
+            return build(d, price_book)
+        settled = stamp is not None and stamp[1] < hashed_at - SETTLED_NS
     path = cache_dir / f"catalog-{key.hex()}.pickle"
     cat = read(path, key)
     if cat is None:
         cat = build(d, price_book)
         build_indexes(cat)
         write(path, key, cat)
+    if settled and stamp is not None:
+        remember(cache_dir, stamp[0], key)
     return cat
+
+
+def _stat_fields(path: str | os.PathLike[str]) -> tuple[str, int]:
+    st = os.stat(path)
+    return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}", st.st_ctime_ns
+
+
+@lru_cache(maxsize=1)
+def _code_stamp() -> tuple[bytes, int]:
+    """The stat fields of the code :func:`_code_version` hashes, and the newest change time."""
+    h = blake2b(digest_size=_DIGEST)
+    h.update(_FORMAT)
+    h.update(sys.version.encode())
+    newest = 0
+    for rel, path in _code_files():
+        fields, ctime = _stat_fields(path)
+        h.update(f"{rel}\0{fields}\0".encode())
+        newest = max(newest, ctime)
+    return h.digest(), newest
+
+
+def stat_key(d: Path, files: list[str], price_book: str) -> tuple[bytes, int] | None:
+    """What :func:`cache_key` hashes, named by stat fields instead of bytes, and the newest
+    change time among the files; None when a file is missing."""
+    try:
+        code, newest = _code_stamp()
+        h = blake2b(code, digest_size=_DIGEST)
+        h.update(f"{d.resolve()}\0{price_book}\0".encode())
+        for name in files:
+            fields, ctime = _stat_fields(d / name)
+            h.update(f"{name}\0{fields}\0".encode())
+            newest = max(newest, ctime)
+    except OSError:
+        return None
+    return h.digest(), newest
+
+
+def recall(cache_dir: Path, stamp: bytes) -> bytes | None:
+    """The key hashed before for files with exactly these stat fields, if remembered."""
+    try:
+        key = (cache_dir / f"stat-{stamp.hex()}").read_bytes()
+    except OSError:
+        return None
+    return key if len(key) == _DIGEST else None
+
+
+def remember(cache_dir: Path, stamp: bytes, key: bytes) -> None:
+    """Best effort, like :func:`write`: a read-only folder just means hashing every start."""
+    path = cache_dir / f"stat-{stamp.hex()}"
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(key)
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
 
 
 @lru_cache(maxsize=1)
@@ -54,11 +132,24 @@ def _code_version() -> bytes:
     h = blake2b(digest_size=_DIGEST)
     h.update(_FORMAT)
     h.update(sys.version.encode())
-    here = Path(__file__).resolve().parent
-    for path in sorted(here.rglob("*.py")):
-        h.update(f"{path.relative_to(here)}\0".encode())
-        h.update(path.read_bytes())
+    for rel, path in _code_files():
+        h.update(f"{rel}\0".encode())
+        h.update(Path(path).read_bytes())
     return h.digest()
+
+
+@lru_cache(maxsize=1)
+def _code_files() -> tuple[tuple[str, str], ...]:
+    """Every ``engine/**/*.py`` as (relative name, path), sorted by name."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    found: list[tuple[str, str]] = []
+    for top, dirs, names in os.walk(here):
+        dirs[:] = [n for n in dirs if not n.startswith((".", "__pycache__"))]
+        rel = os.path.relpath(top, here)
+        for name in names:
+            if name.endswith(".py"):
+                found.append((name if rel == "." else f"{rel}/{name}", os.path.join(top, name)))
+    return tuple(sorted(found))
 
 
 def cache_key(d: Path, files: list[str], price_book: str) -> bytes | None:
@@ -82,8 +173,12 @@ def read(path: Path, want: bytes) -> object | None:
         blob = path.read_bytes()
     except OSError:
         return None
-    head, digest, payload = blob[:_DIGEST], blob[_DIGEST : 2 * _DIGEST], blob[2 * _DIGEST :]
-    if head != want or blake2b(payload, digest_size=_DIGEST).digest() != digest:
+    head, check, payload = (
+        blob[:_DIGEST],
+        blob[_DIGEST : _DIGEST + _CHECK],
+        blob[_DIGEST + _CHECK :],
+    )
+    if head != want or zlib.crc32(payload).to_bytes(_CHECK, "big") != check:
         return None
     try:
         obj: object = pickle.loads(payload)
@@ -109,7 +204,7 @@ def write(path: Path, key: bytes, obj: object) -> None:
         try:
             with os.fdopen(fd, "wb") as f:
                 payload = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-                f.write(key + blake2b(payload, digest_size=_DIGEST).digest() + payload)
+                f.write(key + zlib.crc32(payload).to_bytes(_CHECK, "big") + payload)
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

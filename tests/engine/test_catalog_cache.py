@@ -4,7 +4,9 @@ and a cached catalog answers exactly like a freshly validated one."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -165,3 +167,62 @@ def test_price_book_is_cached_apart(data: Path, tmp_path: Path) -> None:
     assert len(cache_files(cache)) == 2
     assert hourly.price_book == again.price_book == "hourly" != monthly.price_book
     assert [c.monthly_usd for c in again.cards] == [c.monthly_usd for c in hourly.cards]
+
+
+def stat_files(cache: Path) -> list[Path]:
+    return sorted(cache.glob("stat-*"))
+
+
+def test_files_changed_just_now_are_hashed_on_every_start(data: Path, tmp_path: Path) -> None:
+    """The copy in ``data`` is seconds old: a same-tick edit could keep its stat fields."""
+    cache = tmp_path / "cache"
+    load_catalog(data, cache_dir=cache)
+    load_catalog(data, cache_dir=cache)
+    assert len(cache_files(cache)) == 1 and stat_files(cache) == []
+
+
+def test_remembered_key_skips_hashing_until_a_file_changes(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    monkeypatch.setattr(cc, "SETTLED_NS", 0)  # treat the fresh copy as settled
+    first = load_catalog(data, cache_dir=cache)
+    assert len(stat_files(cache)) == 1
+
+    real_key = cc.cache_key
+    hashed: list[Path] = []
+
+    def counting(d: Path, files: list[str], price_book: str) -> bytes | None:
+        hashed.append(d)
+        return real_key(d, files, price_book)
+
+    monkeypatch.setattr(cc, "cache_key", counting)
+    again = load_catalog(data, cache_dir=cache)
+    assert hashed == [] and answers(again) == answers(first)
+
+    # The same number of bytes with the old modification time put back: the change time moves.
+    path = data / "cards.yaml"
+    st = path.stat()
+    text = path.read_text(encoding="utf-8")
+    assert 'prices_as_of: "2026-' in text
+    time.sleep(0.05)  # past any coarse timestamp tick
+    path.write_text(text.replace('prices_as_of: "2026-', 'prices_as_of: "2031-', 1), "utf-8")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert path.stat().st_size == st.st_size and path.stat().st_mtime_ns == st.st_mtime_ns
+    changed = load_catalog(data, cache_dir=cache)
+    assert hashed == [data] and changed.prices_as_of.startswith("2031-")
+    assert len(cache_files(cache)) == 2 and len(stat_files(cache)) == 2
+
+
+def test_remembered_key_for_a_missing_catalog_file_rebuilds(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    monkeypatch.setattr(cc, "SETTLED_NS", 0)
+    good = load_catalog(data, cache_dir=cache)
+    for path in cache_files(cache):
+        path.unlink()
+    (stamp,) = stat_files(cache)
+    stamp.write_bytes(b"short")  # a damaged note is ignored, the files are hashed again
+    again = load_catalog(data, cache_dir=cache)
+    assert answers(again) == answers(good) and len(cache_files(cache)) == 1
