@@ -5,7 +5,6 @@ that lets a model past it, and what a loose "q4"/"8bit" means on a Mac."""
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Sequence
 from typing import Final, Protocol
 
@@ -13,6 +12,7 @@ from engine.answer_types import Answer, Fit
 from engine.kinds.base import Builder
 from engine.kinds.serving import current_cutoff
 from engine.kinds.terms import MAC_GPU_SHARE
+from engine.lazyre import lazy
 from engine.text.labels import name_before
 from engine.understand.catalog_words import MAC
 
@@ -34,8 +34,8 @@ _WORDS: Final = {
     "max": "Max",
     "ultra": "Ultra",
 }
-_CHIP: Final = re.compile(r"\bm([1-5])(?:\s*(pro|max|ultra))?\b")
-_SPLIT: Final = re.compile(r"(macbook|imac|mac)\s*(pro|air|studio|mini)?")
+_CHIP: Final = lazy(r"\bm([1-5])(?:\s*(pro|max|ultra))?\b")
+_SPLIT: Final = lazy(r"(macbook|imac|mac)\s*(pro|air|studio|mini)?")
 
 
 def mac_name(b: Builder) -> str:

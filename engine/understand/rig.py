@@ -9,27 +9,28 @@ have, rig, total, mam, ผมมี).
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Final
+
+from engine.lazyre import lazy
 
 if TYPE_CHECKING:
     from engine.understand.query import Query
 
-_CHOICE: Final = re.compile(r"\b(?:or|vs|versus|lub|albo|czy|oder|instead)\b|หรือ|เทียบ|กับไหน")
-_JOIN: Final = re.compile(r"[+&,]|\b(?:and|plus|with|i|oraz|a)\b|และ|กับ|\bแล้วก็")
-_PLUS: Final = re.compile(r"\+|\bplus\b")
+_CHOICE: Final = lazy(r"\b(?:or|vs|versus|lub|albo|czy|oder|instead)\b|หรือ|เทียบ|กับไหน")
+_JOIN: Final = lazy(r"[+&,]|\b(?:and|plus|with|i|oraz|a)\b|และ|กับ|\bแล้วก็")
+_PLUS: Final = lazy(r"\+|\bplus\b")
 # "another", "a second", "drugą", "อีกใบ": one more card, so the cards are added, not compared
-_ANOTHER: Final = re.compile(
+_ANOTHER: Final = lazy(
     r"\b(?:another|second|one\s+more|drug[aąi]\w*|kolejn\w+|jeszcze\s+jedn\w+)\b|อีก"
 )
 # "my 3090 and another one", "mam 3090 i drugą", "3090 และอีกใบ": one more of the card before
-_ONE_MORE: Final = re.compile(
+_ONE_MORE: Final = lazy(
     r"\s*(?:[+&,]|\b(?:and|plus|i|oraz)\b|และ|กับ)\s*(?:(?:another|a\s+second|one\s+more)"
     r"(?:\s+(?:one|card|gpu))?|drug[aąi]\w*|jeszcze\s+jedn\w+|kolejn\w+)(?!\w)"
     r"|\s*(?:และ|กับ)?\s*อีก\s*(?:ใบ|ตัว|การ์ด|หนึ่ง)"
 )
 _REPEAT_GAP_WORDS: Final = 4  # "and another", "+", ", a second": a repeat said right after its pair
-_OWN: Final = re.compile(
+_OWN: Final = lazy(
     r"\b(?:my|mine|i have|i've got|i got|i own|we have|our|rig|build|setup|box|total|combined"
     r"|together|mam|mamy|mój|moj|moja|moje|mojej|moim|mojego|moich|posiadam|razem|łącznie"
     r"|lacznie|zestaw|zestawie)\b|ของฉัน|ของผม|ฉันมี|ผมมี|เรามี|มี|รวม"
