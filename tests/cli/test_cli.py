@@ -116,3 +116,33 @@ def test_ask_does_not_import_platform_libraries() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+# `vram ask` answers through the real command (its `_ask` records the collector's state);
+# `vram chat` is replaced whole, as a long-running command.
+COLLECTOR_PROBE = """
+import gc, sys
+import bot.cli as cli
+seen = []
+real_ask = cli._ask
+def probe_ask(*args, **kwargs):
+    seen.append(gc.isenabled())
+    return real_ask(*args, **kwargs)
+def probe_chat(args):
+    seen.append(gc.isenabled())
+    return 0
+cli._ask, cli.cmd_chat = probe_ask, probe_chat
+sys.argv = ["vram", *sys.argv[1:]]
+code = cli.entry()
+print(seen, gc.get_freeze_count() > 0, code, file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(("argv", "enabled"), [(["ask", "7b"], False), (["chat"], True)])
+def test_entry_keeps_the_collector_off_only_for_one_answer(argv: list[str], enabled: bool) -> None:
+    """One answer runs with the collector off and exits with the heap frozen (no final
+    collection to walk); a session or a server collects as usual."""
+    out = subprocess.run(
+        [sys.executable, "-c", COLLECTOR_PROBE, *argv], capture_output=True, text=True, check=True
+    )
+    assert out.stderr.split() == [f"[{enabled}]", "True", "0"]
