@@ -1,9 +1,10 @@
 """The validated catalog, cached on disk, keyed on exactly what it was built from.
 
 The key hashes the engine's code (every ``engine/**/*.py``: the types, the checks and the
-indexes built per catalog that travel with it), the Python version, the data folder, the price
-book and the bytes of every data file; the file stores the key and a checksum of its payload,
-so a stale, truncated or damaged file is never unpickled, only rewritten.
+indexes built per catalog that travel with it), the Python version, the compiled build in use
+(:data:`engine.native_guard.ACTIVE`), the data folder, the price book and the bytes of every
+data file; the file stores the key and a checksum of its payload, so a stale, truncated or
+damaged file is never unpickled, only rewritten.
 
 Hashing those ~100 files costs a few ms on every start, so a hashed key is also remembered
 under the files' stat fields (inode, size, modification and change times). A file that
@@ -27,6 +28,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import TypeVar
+
+from engine import native_guard
 
 # Re-exported: the indexes' modules mark themselves with catalog_cache.per_catalog.
 from engine.catalog_memo import _BUILDERS as _BUILDERS
@@ -82,7 +85,7 @@ def _code_stamp() -> tuple[bytes, int]:
     """The stat fields of the code :func:`_code_version` hashes, and the newest change time."""
     h = blake2b(digest_size=_DIGEST)
     h.update(_FORMAT)
-    h.update(sys.version.encode())
+    h.update(f"{sys.version}\0{native_guard.ACTIVE}\0".encode())
     newest = 0
     for rel, path in _code_files():
         fields, ctime = _stat_fields(path)
@@ -131,7 +134,7 @@ def remember(cache_dir: Path, stamp: bytes, key: bytes) -> None:
 def _code_version() -> bytes:
     h = blake2b(digest_size=_DIGEST)
     h.update(_FORMAT)
-    h.update(sys.version.encode())
+    h.update(f"{sys.version}\0{native_guard.ACTIVE}\0".encode())
     for rel, path in _code_files():
         h.update(f"{rel}\0".encode())
         h.update(Path(path).read_bytes())

@@ -1,5 +1,8 @@
 """A compiled build (deploy/native.py) older than a source it compiled would answer with the
-old code: on import of ``engine``, every compiled module is then imported from its source."""
+old code: on import of ``engine``, every compiled module is then imported from its source.
+
+:data:`ACTIVE` names the build that runs, for the catalog cache's key: an object pickled from
+a compiled class does not load into its plain class, nor back."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from importlib.machinery import ModuleSpec
 
 STAMP = "_native.txt"  # what deploy/native.py compiled, one module a line
 LIB = "_native__mypyc"  # the shared library every compiled module loads
+ACTIVE = ""  # the compiled build in use (its module list and library), "" when the sources run
 
 
 def stale_sources(here: str) -> dict[str, str] | None:
@@ -43,9 +47,24 @@ class SourcesFirst:
         return spec_from_file_location(name, file)
 
 
+def build_id(here: str) -> str:
+    """The compiled build in ``here``: what it compiled and its library's size and time."""
+    try:
+        with open(os.path.join(here, STAMP), encoding="utf-8") as f:
+            names = " ".join(f.read().split())
+        lib = sorted(n for n in os.listdir(here) if n.startswith(LIB) and n.endswith(".so"))
+        st = os.stat(os.path.join(here, lib[0])) if lib else None
+    except OSError:
+        return ""
+    return f"{names}|{st.st_size}:{st.st_mtime_ns}" if st is not None else ""
+
+
 def check() -> None:
-    sources = stale_sources(os.path.dirname(os.path.abspath(__file__)))
+    global ACTIVE
+    here = os.path.dirname(os.path.abspath(__file__))
+    sources = stale_sources(here)
     if sources is None:
+        ACTIVE = build_id(here)
         return
     sys.meta_path.insert(0, SourcesFirst(sources))
     sys.stderr.write(

@@ -226,3 +226,36 @@ def test_remembered_key_for_a_missing_catalog_file_rebuilds(
     stamp.write_bytes(b"short")  # a damaged note is ignored, the files are hashed again
     again = load_catalog(data, cache_dir=cache)
     assert answers(again) == answers(good) and len(cache_files(cache)) == 1
+
+
+def test_compiled_and_plain_builds_never_share_a_cache(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A catalog pickled by the plain code does not load into compiled classes (nor back)."""
+    from engine import native_guard
+
+    files = ["cards.yaml", "models.yaml"]
+    keys = []
+    for build in ("", "engine.answer engine.sizing|123:456"):
+        monkeypatch.setattr(native_guard, "ACTIVE", build)
+        cc._code_version.cache_clear()
+        cc._code_stamp.cache_clear()
+        stamp = cc.stat_key(data, files, "monthly")
+        assert stamp is not None
+        keys.append((cc.cache_key(data, files, "monthly"), stamp[0]))
+    cc._code_version.cache_clear()
+    cc._code_stamp.cache_clear()
+    assert keys[0][0] != keys[1][0] and keys[0][1] != keys[1][1]
+
+
+def test_build_id_names_the_compiled_modules_and_library(tmp_path: Path) -> None:
+    from engine import native_guard
+
+    assert native_guard.build_id(str(tmp_path)) == ""  # no build
+    (tmp_path / native_guard.STAMP).write_text("engine.a\nengine.b\n", "utf-8")
+    lib = tmp_path / f"{native_guard.LIB}.cpython-311-x86_64-linux-gnu.so"
+    lib.write_bytes(b"x" * 7)
+    first = native_guard.build_id(str(tmp_path))
+    assert first.startswith("engine.a engine.b|7:")
+    lib.write_bytes(b"y" * 8)  # rebuilt
+    assert native_guard.build_id(str(tmp_path)) not in ("", first)
