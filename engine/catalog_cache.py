@@ -127,7 +127,10 @@ def remember(cache_dir: Path, stamp: bytes, key: bytes) -> None:
         tmp.write_bytes(key)
         os.replace(tmp, path)
     except OSError:
-        tmp.unlink(missing_ok=True)
+        try:
+            tmp.unlink()
+        except OSError:  # never written (read-only folder): nothing to remove
+            pass
 
 
 @lru_cache(maxsize=1)
