@@ -29,6 +29,14 @@ from typing import Any, ClassVar, TypeVar, dataclass_transform
 T = TypeVar("T", bound="Frozen")
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
+# An instance's fields go in as one dict set as its ``__dict__`` (``_SET(obj, "__dict__",
+# fields)``), never key by key into the ``__dict__`` it starts with: that one is a split
+# (shared-key) table, and CPython 3.11 cannot specialise an attribute read on an instance
+# whose split table has been taken out (about twice the cost of a read from a dict of its
+# own, on objects whose fields are read dozens of times an answer). ``object.__setattr__``
+# because Frozen's own refuses every assignment.
+_SET = object.__setattr__
+
 
 class _Bound:
     """A numeric bound in ``Annotated`` metadata, turned into pydantic's own constraint."""
@@ -122,22 +130,27 @@ class Frozen:
     def model_copy(self: T, *, update: dict[str, Any] | None = None, deep: bool = False) -> T:
         """A shallow copy with ``update`` applied, unvalidated (as pydantic's is)."""
         new = object.__new__(type(self))
-        d = new.__dict__
-        d.update(self.__dict__)
+        d = dict(self.__dict__)
         if update:
             d.update(update)
+        _SET(new, "__dict__", d)
         return new
 
     @classmethod
     def model_construct(cls: type[T], **values: Any) -> T:
         """An instance from trusted values: defaults filled in, nothing checked or coerced."""
         new = object.__new__(cls)
-        d = new.__dict__
+        d: dict[str, Any] = {}
         for name, value, factory in cls._defaults:
             if name not in values:
                 d[name] = value() if factory else value
         d.update(values)
+        _SET(new, "__dict__", d)
         return new
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickled (a cached catalog) or copied: the fields as one dict of their own."""
+        _SET(self, "__dict__", dict(state))
 
     def model_dump(
         self,
@@ -295,11 +308,12 @@ _LITERALS: dict[Any, str] = {list: "[]", dict: "{}"}
 
 
 def _init(cls: type[Frozen], module: dict[str, Any]) -> Callable[..., None]:
-    """A keyword-only ``__init__`` that stores straight into ``__dict__`` (a frozen dataclass
-    pays an ``object.__setattr__`` call per field). Defaults are stored as declared,
+    """A keyword-only ``__init__`` that sets the instance's ``__dict__`` to one dict of every
+    field (a frozen dataclass pays an ``object.__setattr__`` call per field; see
+    ``_SET`` above for why not key by key). Defaults are stored as declared,
     unconverted: pydantic never validated defaults either."""
-    ns: dict[str, Any] = {"_MISSING": dataclasses.MISSING}
-    params, body = [], ["    d = self.__dict__"]
+    ns: dict[str, Any] = {"_MISSING": dataclasses.MISSING, "_SET": _SET}
+    params, body = [], ["    _SET(self, '__dict__', {"]
     defaults = {name: (value, factory) for name, value, factory in cls._defaults}
     for n, ann in cls._annotations:
         stored = _value(n, ann, module, ns)
@@ -310,10 +324,11 @@ def _init(cls: type[Frozen], module: dict[str, Any]) -> Callable[..., None]:
             default = f"_D_{n}()" if factory else f"_D_{n}"
             if factory and value in _LITERALS:  # a fresh [] or {} without the factory call
                 default = _LITERALS[value]
-            body.append(f"    d[{n!r}] = {default} if {n} is _MISSING else ({stored})")
+            body.append(f"        {n!r}: {default} if {n} is _MISSING else ({stored}),")
         else:
             params.append(n)
-            body.append(f"    d[{n!r}] = {stored}")
+            body.append(f"        {n!r}: {stored},")
+    body.append("    })")
     star = "*, " if params else ""
     src = f"def __init__(self, {star}{', '.join(params)}):\n" + "\n".join(body)
     exec(src, ns)  # generated from the class's own field list
