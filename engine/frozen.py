@@ -24,6 +24,7 @@ import inspect
 import sys
 from collections.abc import Callable
 from dataclasses import FrozenInstanceError, field
+from sys import intern as _intern
 from typing import Any, ClassVar, TypeVar, dataclass_transform
 
 T = TypeVar("T", bound="Frozen")
@@ -149,8 +150,9 @@ class Frozen:
         return new
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        """Unpickled (a cached catalog) or copied: the fields as one dict of their own."""
-        _SET(self, "__dict__", dict(state))
+        """Unpickled (a cached catalog) or copied: the fields as one dict of the instance's own,
+        its names interned (an attribute read matches a name by identity first)."""
+        _SET(self, "__dict__", {_intern(k): v for k, v in state.items()})
 
     def model_dump(
         self,
