@@ -19,6 +19,7 @@ folder.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import sys
@@ -127,10 +128,8 @@ def remember(cache_dir: Path, stamp: bytes, key: bytes) -> None:
         tmp.write_bytes(key)
         os.replace(tmp, path)
     except OSError:
-        try:
+        with contextlib.suppress(OSError):  # never written (read-only folder): nothing to remove
             tmp.unlink()
-        except OSError:  # never written (read-only folder): nothing to remove
-            pass
 
 
 @lru_cache(maxsize=1)
