@@ -243,20 +243,29 @@ def build_request(b: Builder) -> tuple[Request, ModelNote | None] | None:
         count = q.count if q.count is not None else base.count
     if q.task_generic and task == "full":
         b.assume("generic_finetune")
-    # Request(...) stored straight, key by key in field order: every field is given, and
-    # none is a float, a list or a dict the generated __init__ would convert
+    # Request(...) made straight, its fields in declaration order: every field is given, and
+    # none is a float, a list or a dict the generated __init__ would convert. The fields go in
+    # as one dict literal set as the instance's __dict__: a fresh instance's own __dict__ is a
+    # split (shared-key) table, on which CPython 3.11 cannot specialise an attribute read, and
+    # a request's fields are read dozens of times an answer.
     req = _new(Request)
-    d = req.__dict__
-    d["task"] = task
-    d["model"] = ref
-    d["precision"] = precision
-    d["kv_dtype"] = kv
-    d["context_tokens"] = ctx
-    d["batch"] = batch
-    d["card"] = card
-    d["count"] = count
-    d["weight_parts"] = weight_parts
+    _set(
+        req,
+        "__dict__",
+        {
+            "task": task,
+            "model": ref,
+            "precision": precision,
+            "kv_dtype": kv,
+            "context_tokens": ctx,
+            "batch": batch,
+            "card": card,
+            "count": count,
+            "weight_parts": weight_parts,
+        },
+    )
     return req, note
 
 
 _new: Final = object.__new__
+_set: Final = object.__setattr__  # Frozen.__setattr__ refuses every assignment

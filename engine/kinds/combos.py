@@ -33,20 +33,27 @@ def fit_change(
     kind: str, precision: str, kv_dtype: str, ctx: int, batch: int, count: int, total: float,
     room: float, task: str | None,
 ) -> FitChange:  # fmt: skip
-    """``FitChange(...)`` with these fields, stored in field order (no keyword call); the
-    float fields keep the generated __init__'s int-to-float step."""
+    """``FitChange(...)`` with these fields, made in field order (no keyword call): one dict
+    literal set as the instance's __dict__ (a fresh instance's own is a split table, on which
+    CPython 3.11 cannot specialise the attribute reads the text makes); the float fields keep
+    the generated __init__'s int-to-float step."""
     c = _new(FitChange)
-    d = c.__dict__
-    d["change"] = kind
-    d["precision"] = precision
-    d["kv_dtype"] = kv_dtype
-    d["context_tokens"] = ctx
-    d["batch"] = batch
-    d["count"] = count
-    d["total_gb"] = float(total)
-    d["headroom_gb"] = float(room)
-    d["task"] = task
-    d["max_context_tokens"] = None
+    _set(
+        c,
+        "__dict__",
+        {
+            "change": kind,
+            "precision": precision,
+            "kv_dtype": kv_dtype,
+            "context_tokens": ctx,
+            "batch": batch,
+            "count": count,
+            "total_gb": float(total),
+            "headroom_gb": float(room),
+            "task": task,
+            "max_context_tokens": None,
+        },
+    )
     return c
 
 
@@ -60,6 +67,7 @@ def change(
 
 
 _new: Final = object.__new__
+_set: Final = object.__setattr__  # Frozen.__setattr__ refuses every assignment
 
 EDGE_SHARE: Final = (
     0.10  # under this share of the VRAM left (vLLM's default 10%), a fit is at the edge

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Final
 
 from engine.answer_new import new_answer
-from engine.answer_types import Answer, Fit, Limit, LimitOption, Pick, Request
+from engine.answer_types import Answer, Fit, FitChange, Limit, LimitOption, Pick, Request
 from engine.kinds import ladder
 from engine.kinds.base import Builder
 from engine.kinds.base import as_float as _float
@@ -120,40 +120,52 @@ def fit_on(b: Builder, hw: Hardware, req: Request, w: Workload) -> Fit:
         shown = req if fits else _best_request(b, req, shown_rungs, best_at)
         rental = rental_for(b, shown) if shown is not None else None
     headroom = asked.headroom_gb
-    # Fit(...) stored straight, key by key in declaration order: the keyword call costs more
-    # than the fit's own sums. Every field is given; the sums here are floats already, and
-    # a plain VRAM amount (maybe asked as an int) keeps the generated __init__'s float step.
-    f = _new(Fit)
-    d = f.__dict__
-    d["card"] = hw.name
-    d["count"] = hw.count
-    d["fits"] = fits
-    d["headroom_gb"] = headroom
-    d["tight"] = fits and is_tight(headroom, hw.count)
-    d["monthly_usd"] = price
-    d["reason"] = why
-    d["vram_gb"] = _float(hw.vram_gb)
-    d["decode_tok_s"] = dec
-    d["options"] = options  # this call's own fresh lists
-    d["best"] = best
-    d["offered"] = is_offered
-    d["max_context_tokens"] = mctx
-    d["max_batch"] = mbatch
     if fits:
-        d["changes"] = []
+        changes: list[FitChange] = []
     elif shown_rungs is None:  # a training run: its own slots
-        d["changes"] = training_changes(b, hw, req)
+        changes = training_changes(b, hw, req)
     else:
-        d["changes"] = ladder.changes(b, hw, req, best, mctx, mbatch, shown_rungs, asked_at)
-    d["rental"] = rental
-    d["interconnect"] = card.interconnect if card is not None else None
-    d["link_gbps"] = card.link_gbps if card is not None else None
+        changes = ladder.changes(b, hw, req, best, mctx, mbatch, shown_rungs, asked_at)
+    link, gbps = (card.interconnect, card.link_gbps) if card is not None else (None, None)
     if card is not None and card.bridge_gbps and hw.count == 2 and bridge_said(b.q.text):
-        d["interconnect"], d["link_gbps"] = BRIDGE, card.bridge_gbps  # "my 3090s with NVLink"
-    d["decode_kv_tok_s"] = dec_kv
-    d["precision"] = req.precision
-    d["gpu_share_gb"] = d["raise_limit_mb"] = None
-    d["raised_max_context_tokens"] = d["raised_max_batch"] = d["mac"] = None
+        link, gbps = BRIDGE, card.bridge_gbps  # "my 3090s with NVLink"
+    # Fit(...) made straight: every field given in declaration order, as one dict literal set
+    # as the instance's __dict__ (a fresh instance's own __dict__ is a split table, on which
+    # CPython 3.11 cannot specialise the many attribute reads the text makes). The sums here
+    # are floats already; a plain VRAM amount (maybe asked as an int) keeps the generated
+    # __init__'s float step.
+    f = _new(Fit)
+    _set(
+        f,
+        "__dict__",
+        {
+            "card": hw.name,
+            "count": hw.count,
+            "fits": fits,
+            "headroom_gb": headroom,
+            "tight": fits and is_tight(headroom, hw.count),
+            "monthly_usd": price,
+            "reason": why,
+            "vram_gb": _float(hw.vram_gb),
+            "decode_tok_s": dec,
+            "options": options,  # this call's own fresh lists
+            "best": best,
+            "offered": is_offered,
+            "max_context_tokens": mctx,
+            "max_batch": mbatch,
+            "changes": changes,
+            "rental": rental,
+            "interconnect": link,
+            "link_gbps": gbps,
+            "decode_kv_tok_s": dec_kv,
+            "precision": req.precision,
+            "gpu_share_gb": None,
+            "raise_limit_mb": None,
+            "raised_max_context_tokens": None,
+            "raised_max_batch": None,
+            "mac": None,
+        },
+    )
     return f
 
 
@@ -181,6 +193,7 @@ def mac_fit(b: Builder, hw: Hardware, req: Request, w: Workload) -> Fit:
 
 
 _new: Final = object.__new__
+_set: Final = object.__setattr__  # Frozen.__setattr__ refuses every assignment
 BRIDGE: Final = "NVLink bridge (pairs)"  # a bridge the person says their pair has
 
 
