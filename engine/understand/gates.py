@@ -43,46 +43,34 @@ from engine.understand.patterns import (
 GROUP_HINTS: Final = ("of us", "friend", "buddies", "mates", "pals", "colleag", "worker", "others", "guys", "znajom", "koleg", "osob", "osób")  # fmt: skip
 # GROUP's words ("me and 4 friends", "5 of us"): "us" stands for "of us", so it is one word's
 GROUP_WORD_HINTS: Final = hint(*(w.replace("of us", "us") for w in GROUP_HINTS))
+# A literal each variants._VARIANT_WORD form holds ("h100 nvl", "a100 pcie", "a100 sxm4")
+VARIANT_WORD_HINTS: Final = hint("nvl", "sxm", "pci", "hgx", "dgx")
+# A literal each rig._ONE_MORE form holds ("and another one", "i drugą", "และอีกใบ")
+ONE_MORE_HINTS: Final = hint("another", "second", "more", "drug", "jeszcze", "kolejn", "อีก")
+# variants.unknown_card's literals without a digit; those with one are read in _word_gates
+UNKNOWN_CARD_HINTS: Final = hint("tx", "rx", "arc")
+_UNKNOWN_CARD_DIGITS: Final = lazy("l40|a10|a16|a30|t4|100|p40|k80|800|h20|mi2")
+# The literals the parser tests the text for before a scan: each group's bit, read off the
+# words, saves those tests in the texts that hold none of them (most).
+FOLLOW_WORD_HINTS: Final = hint("instead", "zamiast", "same")  # FOLLOWUP_ANYWHERE's gate
+MAC_WORD_HINTS: Final = hint("mac", "ultra", "max", "pro")  # catalog_words.MAC's gate
+KV_WORD_HINTS: Final = hint("kv", "cache")  # KV_FIRST / KV_AFTER's gate
+THINKING_HINTS: Final = hint("thinking")  # pipeline._THINKING_OF's gate
 
-_HINTS: Final[tuple[re.Pattern[str], ...]] = (
-    CARDS_HINTS,
-    LIMIT_CONTEXT_HINTS,
-    LIMIT_BATCH_HINTS,
-    COUNT_HINTS,
-    BUDGET_HINTS,
-    TASK_HINTS,
-    SHAPE_HINTS,
-    CONTEXT_WORD_HINTS,
-    BATCH_HINTS,
-    HOURLY_HINTS,
-    CONFIG_HINTS,
-    CONTEXT_NOUN_HINTS,
-    OTHER_MONEY_HINTS,
-    *(h for h, _, _, _ in TASKS),
-    MONTH_SHORT_HINTS,
-    CARD_INFO_HINTS,
-    GROUP_WORD_HINTS,
-)
-# Each hint's bit, in _HINTS order.
-HAS_CARDS: Final = 1 << 0
-HAS_LIMIT_CONTEXT: Final = 1 << 1
-HAS_LIMIT_BATCH: Final = 1 << 2
-HAS_COUNT: Final = 1 << 3
-HAS_BUDGET: Final = 1 << 4
-HAS_TASK: Final = 1 << 5
-HAS_SHAPE: Final = 1 << 6
-HAS_CONTEXT_WORD: Final = 1 << 7
-HAS_BATCH: Final = 1 << 8
-HAS_HOURLY: Final = 1 << 9
-HAS_CONFIG: Final = 1 << 10
-HAS_CONTEXT_NOUN: Final = 1 << 11
-HAS_OTHER_MONEY: Final = 1 << 12  # a currency the prices are not in ("zł", "บาท", "€")
-HAS_TASKS: Final = tuple(1 << i for i in range(13, 13 + len(TASKS)))  # each TASKS rule's own hint
-# "mo" (a BUDGET form when it ends a word: "$50/mo")
-HAS_MONTH_SHORT: Final = 1 << (13 + len(TASKS))
-HAS_CARD_INFO: Final = HAS_MONTH_SHORT << 1  # a CARD_INFO word ("specs", "price") may be there
-HAS_GROUP: Final = HAS_CARD_INFO << 1  # a GROUP_HINTS word may be there
-HAS_DIGIT: Final = 1 << len(_HINTS)  # the text holds a digit (``DIGIT.search``)
+# Each gate's bit. The bits most questions hold come first, so a typical text's bits stay
+# below 2**30: a one-digit CPython int, whose & and | take the fast path (a text with a higher
+# bit pays the general one on every gate test: about 2 % of a parse).
+HAS_LIMIT_CONTEXT: Final = 1 << 0
+HAS_LIMIT_BATCH: Final = 1 << 1
+HAS_TASK: Final = 1 << 2
+HAS_CONTEXT_WORD: Final = 1 << 3
+HAS_BATCH: Final = 1 << 4
+HAS_CONTEXT_NOUN: Final = 1 << 5
+HAS_TASKS: Final = tuple(1 << i for i in range(6, 6 + len(TASKS)))  # each TASKS rule's own hint
+HAS_MONTH_SHORT: Final = 1 << (6 + len(TASKS))  # "mo" (a BUDGET form ending a word: "$50/mo")
+HAS_GROUP: Final = HAS_MONTH_SHORT << 1  # a GROUP_HINTS word may be there
+HAS_UNKNOWN_CARD: Final = HAS_MONTH_SHORT << 2  # a literal of variants.unknown_card's gate
+HAS_DIGIT: Final = HAS_MONTH_SHORT << 3  # the text holds a digit (``DIGIT.search``)
 HAS_PRECISION_LIKE: Final = HAS_DIGIT << 1  # a word passes ``may_name_precision`` ("4bit", "q9")
 HAS_PRECISION_WORD: Final = HAS_DIGIT << 2  # (a catalog's table) a word holds a precision's piece
 HAS_FOUR_DIGITS: Final = HAS_DIGIT << 3  # four digits in a row: what every BIG_NUMBER match holds
@@ -93,26 +81,73 @@ HAS_CARD_WORD: Final = HAS_DIGIT << 4  # (a catalog's table) a word holds a piec
 # that is no \w, right after a digit or opening its word): HAS_KM_ENDS when two may be there.
 HAS_SEPARATOR: Final = HAS_DIGIT << 5
 HAS_KM_END: Final = HAS_DIGIT << 6  # a word holds one
-HAS_KM_ENDS: Final = HAS_DIGIT << 7  # a word holds two, or two words hold one (set by gates())
-# Two words pass ``may_name_precision`` / hold a precision's piece (set by gates()): without
-# it, once the one word that does is cut whole, no other can be found.
-HAS_PRECISION_LIKES: Final = HAS_PRECISION_LIKE << 8
-HAS_PRECISION_WORDS: Final = HAS_PRECISION_WORD << 8
 # A word with a "-" or a digit right before an "e" ("-5", "1e30"): what slots.said_oddly
 # reads holds one of these, or four digits in a row (HAS_FOUR_DIGITS)
-HAS_ODD_NUMBER: Final = HAS_DIGIT << 11
-assert HAS_KM_ENDS < HAS_PRECISION_LIKES < HAS_PRECISION_WORDS < HAS_ODD_NUMBER
+HAS_ODD_NUMBER: Final = HAS_DIGIT << 7
+# The rarer gates
+HAS_COUNT: Final = HAS_DIGIT << 8
+HAS_CARDS: Final = HAS_DIGIT << 9
+HAS_CARD_INFO: Final = HAS_DIGIT << 10  # a CARD_INFO word ("specs", "price") may be there
+HAS_MAC_WORD: Final = HAS_DIGIT << 11  # a MAC_WORD_HINTS literal is there
+# Two words pass ``may_name_precision`` / hold a precision's piece (set by gates()): without
+# it, once the one word that does is cut whole, no other can be found.
+_TWICE_SHIFT: Final = 11
+HAS_PRECISION_LIKES: Final = HAS_PRECISION_LIKE << _TWICE_SHIFT
+HAS_PRECISION_WORDS: Final = HAS_PRECISION_WORD << _TWICE_SHIFT
+HAS_BUDGET: Final = HAS_DIGIT << 14
+HAS_THINKING: Final = HAS_DIGIT << 15  # "thinking" is there
+HAS_KV_WORD: Final = HAS_DIGIT << 16  # a KV_WORD_HINTS literal is there
+HAS_KM_ENDS: Final = HAS_DIGIT << 17  # a word holds two, or two words hold one (set by gates())
+HAS_SHAPE: Final = HAS_DIGIT << 18
+HAS_HOURLY: Final = HAS_DIGIT << 19
+HAS_FOLLOW_WORD: Final = HAS_DIGIT << 20  # a FOLLOW_WORD_HINTS literal is there
+HAS_CONFIG: Final = HAS_DIGIT << 21
+HAS_VARIANT_WORD: Final = HAS_DIGIT << 22  # a VARIANT_WORD_HINTS literal is there
+HAS_OTHER_MONEY: Final = HAS_DIGIT << 23  # a currency the prices are not in ("zł", "บาท", "€")
+HAS_ONE_MORE: Final = HAS_DIGIT << 24  # an ONE_MORE_HINTS literal is there
+assert HAS_PRECISION_LIKES == HAS_MAC_WORD << 1 and HAS_PRECISION_WORDS == HAS_BUDGET >> 1
+
+# Each hint and its bit
+_HINTS: Final[tuple[tuple[re.Pattern[str], int], ...]] = (
+    (LIMIT_CONTEXT_HINTS, HAS_LIMIT_CONTEXT),
+    (LIMIT_BATCH_HINTS, HAS_LIMIT_BATCH),
+    (TASK_HINTS, HAS_TASK),
+    (CONTEXT_WORD_HINTS, HAS_CONTEXT_WORD),
+    (BATCH_HINTS, HAS_BATCH),
+    (CONTEXT_NOUN_HINTS, HAS_CONTEXT_NOUN),
+    *((h, bit) for (h, _, _, _), bit in zip(TASKS, HAS_TASKS, strict=True)),
+    (MONTH_SHORT_HINTS, HAS_MONTH_SHORT),
+    (GROUP_WORD_HINTS, HAS_GROUP),
+    (UNKNOWN_CARD_HINTS, HAS_UNKNOWN_CARD),
+    (COUNT_HINTS, HAS_COUNT),
+    (CARDS_HINTS, HAS_CARDS),
+    (CARD_INFO_HINTS, HAS_CARD_INFO),
+    (MAC_WORD_HINTS, HAS_MAC_WORD),
+    (BUDGET_HINTS, HAS_BUDGET),
+    (THINKING_HINTS, HAS_THINKING),
+    (KV_WORD_HINTS, HAS_KV_WORD),
+    (SHAPE_HINTS, HAS_SHAPE),
+    (HOURLY_HINTS, HAS_HOURLY),
+    (FOLLOW_WORD_HINTS, HAS_FOLLOW_WORD),
+    (CONFIG_HINTS, HAS_CONFIG),
+    (VARIANT_WORD_HINTS, HAS_VARIANT_WORD),
+    (OTHER_MONEY_HINTS, HAS_OTHER_MONEY),
+    (ONE_MORE_HINTS, HAS_ONE_MORE),
+)
+_DERIVED: Final = (HAS_DIGIT, HAS_PRECISION_LIKE, HAS_PRECISION_WORD, HAS_FOUR_DIGITS, HAS_CARD_WORD, HAS_SEPARATOR, HAS_KM_END, HAS_ODD_NUMBER, HAS_PRECISION_LIKES, HAS_PRECISION_WORDS, HAS_KM_ENDS)  # fmt: skip
+_ALL_BITS: Final = [bit for _, bit in _HINTS] + list(_DERIVED)
+assert len(set(_ALL_BITS)) == len(_ALL_BITS) and all(b & (b - 1) == 0 for b in _ALL_BITS)
 _SEPARATOR_OPENS: Final = ("vs", "versus", "or", "czy", "albo", "lub", "kontra")
 # The hints that have a literal with a space: read before any slot is cut from the text.
 SPACED_BEFORE_CUTS: Final = (LIMIT_CONTEXT_HINTS, LIMIT_BATCH_HINTS)
 
 _PLAIN: Final[tuple[tuple[str, int], ...]] = tuple(
-    (w, 1 << i) for i, h in enumerate(_HINTS) for w in HINT_WORDS[id(h)] if " " not in w
+    (w, bit) for h, bit in _HINTS for w in HINT_WORDS[id(h)] if " " not in w
 )
 _SPACED: Final[tuple[tuple[str, int], ...]] = tuple(
-    (w, 1 << i) for i, h in enumerate(_HINTS) for w in HINT_WORDS[id(h)] if " " in w
+    (w, bit) for h, bit in _HINTS for w in HINT_WORDS[id(h)] if " " in w
 )
-assert {b for _, b in _SPACED} <= {1 << _HINTS.index(h) for h in SPACED_BEFORE_CUTS}
+assert {b for _, b in _SPACED} <= {bit for h, bit in _HINTS if h in SPACED_BEFORE_CUTS}
 _SPACED_HEADS: Final = tuple(sorted({w[: w.index(" ") + 1] for w, _ in _SPACED}))  # "how ", "jak "
 _FOUR_DIGITS: Final = lazy(r"\d\d{3}")  # "\d{4}", opening with the class: see patterns.WORD
 _DIGIT_E: Final = lazy(r"\de\+?\d")
@@ -159,6 +194,8 @@ def _word_gates(word: str) -> int:
     if "k" in word or "m" in word:
         ends = _km_ends(word)
         flags |= HAS_KM_END | HAS_KM_ENDS if ends > 1 else HAS_KM_END if ends else 0
+    if flags & HAS_DIGIT and _UNKNOWN_CARD_DIGITS.search(word):
+        flags |= HAS_UNKNOWN_CARD
     if flags and _FOUR_DIGITS.search(word):
         flags |= HAS_FOUR_DIGITS
     if "-" in word or (flags & HAS_DIGIT and "e" in word and _DIGIT_E.search(word)):
@@ -261,7 +298,7 @@ def gates(
                 entries.update(found)
     if twice & HAS_KM_END:
         flags |= HAS_KM_ENDS
-    flags |= (twice & (HAS_PRECISION_LIKE | HAS_PRECISION_WORD)) << 8  # HAS_PRECISION_..S
+    flags |= (twice & (HAS_PRECISION_LIKE | HAS_PRECISION_WORD)) << _TWICE_SHIFT  # ..._LIKES
     for head in _SPACED_HEADS:  # each spaced hint opens with one: most texts have none
         if head in s:
             for w, bit in _SPACED:

@@ -33,10 +33,14 @@ from engine.understand.gates import (
     HAS_CONFIG,
     HAS_COUNT,
     HAS_DIGIT,
+    HAS_FOLLOW_WORD,
     HAS_HOURLY,
+    HAS_KV_WORD,
     HAS_LIMIT_BATCH,
     HAS_LIMIT_CONTEXT,
+    HAS_MAC_WORD,
     HAS_MONTH_SHORT,
+    HAS_ONE_MORE,
     HAS_OTHER_MONEY,
     HAS_PRECISION_LIKE,
     HAS_PRECISION_LIKES,
@@ -45,6 +49,9 @@ from engine.understand.gates import (
     HAS_SHAPE,
     HAS_TASK,
     HAS_TASKS,
+    HAS_THINKING,
+    HAS_UNKNOWN_CARD,
+    HAS_VARIANT_WORD,
     gates,
 )
 from engine.understand.language import detect_lang
@@ -182,7 +189,8 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     if flags & HAS_CARDS and CARDS_LIST.search(s):
         q.wants_cards = True
     q.followup = opens_followup(s) or (
-        ("instead" in s or "zamiast" in s or "same" in s)
+        bool(flags & HAS_FOLLOW_WORD)  # the words below are in one of its words
+        and ("instead" in s or "zamiast" in s or "same" in s)
         and FOLLOWUP_ANYWHERE.search(s) is not None
     )
     if flags & HAS_LIMIT_CONTEXT and LIMIT_CONTEXT_ASKS.search(s) and LIMIT_CONTEXT.search(s):
@@ -190,7 +198,8 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     elif flags & HAS_LIMIT_BATCH and LIMIT_BATCH_ASKS.search(s) and LIMIT_BATCH.search(s):
         q.wants_limit = "batch"
 
-    if "a6000" in s:  # "a6000 ada": the RTX 6000 Ada, not the RTX A6000
+    ada = "a6000" in s
+    if ada:  # "a6000 ada": the RTX 6000 Ada, not the RTX A6000 (its "rtx" is not in ``flags``)
         s = ada_spelling(s)
     # Cards first: "a40" or "4090" must not be read as sizes or context.
     pos, seen, last = 0, 0, 0
@@ -213,7 +222,8 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             mentions.append(((card or mine).name, count))  # type: ignore[union-attr]
             last = start
         near = amount_after(s, end)  # "h100 nvl 94gb": the card's own amount, or a variant's
-        if card or mine:  # "h100 nvl": a variant word the catalog lacks, said back
+        if (card or mine) and flags & HAS_VARIANT_WORD:  # "h100 nvl": a variant word the
+            # catalog lacks, said back (each form holds a literal of the gate)
             variant_word(q, s, start, end, (card or mine).name)  # type: ignore[union-attr]
         if card is None:
             if mine is None:
@@ -232,12 +242,15 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
             q.cards.append(CardAsk(card.name, count, several, near))
         s = s[:start] + " " + s[end:]
         pos = start
-    q.rig = rig_of(q, mentions, gaps, s[last:], plain) if mentions else False
-    if digits:  # "does qwen3 8b fit on an l40?": a card the catalog does not know, said back
+    again = bool(flags & HAS_ONE_MORE)  # "and another one" may follow the last card
+    q.rig = rig_of(q, mentions, gaps, s[last:], plain, again) if mentions else False
+    if digits and (ada or flags & HAS_UNKNOWN_CARD):  # its literals' gate, read off the words
+        # "does qwen3 8b fit on an l40?": a card the catalog does not know, said back
         unknown_card(q, s)
     # a Mac ("mac studio", "m2 ultra"): plain capacity, not a model word
-    chip = digits and ("ultra" in s or "max" in s or "pro" in s)  # "m2 ultra", "m3 max"
-    if ("mac" in s or chip) and (m := MAC.search(s)):
+    mac_word = bool(flags & HAS_MAC_WORD)  # one of the words below is in a word of ``s``
+    chip = mac_word and digits and ("ultra" in s or "max" in s or "pro" in s)  # "m2 ultra"
+    if mac_word and ("mac" in s or chip) and (m := MAC.search(s)):
         s, q.unified = s[: m.start()] + " " + s[m.end() :], True  # cut(s, m)
     s = read_counts(q, s, bool(flags & HAS_COUNT))
     if digits and flags & HAS_SHAPE:
@@ -270,7 +283,11 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         q.model_words += f" {m.group(1)}x{m.group(2)}b"
         s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
 
-    if ("kv" in s or "cache" in s) and (m := KV_FIRST.search(s) or KV_AFTER.search(s)):
+    if (
+        flags & HAS_KV_WORD
+        and ("kv" in s or "cache" in s)
+        and (m := KV_FIRST.search(s) or KV_AFTER.search(s))
+    ):
         token = next(g for g in m.groups() if g)
         token = {"8": "fp8", "16": "fp16"}.get(token, token)
         q.kv_dtype = catalog.kv_alias.get(norm(token.replace(" ", "").replace("-", ""))) or "fp8"
@@ -352,7 +369,9 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     if q.pasted is None and q.config_error is None:
         id_words = q.model_words  # what the ids said, before read_model adds to it
         if q.model is None:  # an exact id stays as typed ("Qwen/Qwen3-235B-A22B fp8")
-            if "thinking" in s:  # "we were thinking of qwen3 30b": not the Thinking release
+            if (
+                flags & HAS_THINKING and "thinking" in s
+            ):  # "we were thinking of qwen3 30b": not the Thinking release
                 s = _THINKING_OF.sub(" ", s)
             said, size = q.model_words, q.size_b
             read_model(q, s, catalog, size_neighbor)

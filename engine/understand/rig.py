@@ -47,12 +47,18 @@ def joined(gaps: list[str], text: str) -> bool:
 
 
 def rig_of(
-    q: Query, named: list[tuple[str, int | None]], gaps: list[str], tail: str, text: str
+    q: Query,
+    named: list[tuple[str, int | None]],
+    gaps: list[str],
+    tail: str,
+    text: str,
+    more: bool = True,
 ) -> bool:
     """Whether the cards ``named`` (each mention in order, with the count said with it) are one
     rig; each mention of a card adds to its count ("3090 + 3060 + 3060" is a 3090 and two
-    3060s; "my 3090 and another one" two 3090s), so a repeat is never dropped."""
-    if named and _ONE_MORE.match(tail):  # "... and another one": the last card once more
+    3060s; "my 3090 and another one" two 3090s), so a repeat is never dropped. ``more``: False
+    when the text holds no literal every _ONE_MORE form has (gates.HAS_ONE_MORE)."""
+    if named and more and _ONE_MORE.match(tail):  # "... and another one": the last card once more
         named, gaps = [*named, (named[-1][0], None)], [*gaps, " + "]
     cards = [*q.cards, *q.owned]
     added = len(named) > 1 and joined(gaps[1:], text)
