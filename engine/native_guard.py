@@ -66,6 +66,9 @@ def check() -> None:
     if sources is None:
         ACTIVE = build_id(here)
         return
+    # Imported before the finder is in place: imported through it, it would recurse forever.
+    import importlib.util  # noqa: F401
+
     sys.meta_path.insert(0, SourcesFirst(sources))
     sys.stderr.write(
         "vramchat: the compiled engine is older than its sources; running the sources "

@@ -83,3 +83,27 @@ def test_a_fresh_build_is_what_runs() -> None:
     assert names
     for name in names:
         assert str(importlib.import_module(name).__file__).endswith(".so"), name
+
+
+def test_a_stale_build_in_a_bare_process_imports_its_sources(tmp_path: Path) -> None:
+    """The guard's own finder needs importlib.util: in a process that has not loaded it yet
+    (no site, no import hook of an editable install) it must not find it through itself."""
+    import subprocess
+
+    pkg = _build(tmp_path, lib_age=100, src_age=10)
+    guard = Path(__file__).resolve().parents[2] / "engine" / "native_guard.py"
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(tmp_path)!r})\n"
+        "assert 'importlib.util' not in sys.modules\n"
+        f"ns = {{'__file__': {str(pkg / 'native_guard.py')!r}, '__name__': 'guard'}}\n"
+        f"exec(compile(open({str(guard)!r}).read(), 'native_guard.py', 'exec'), ns)\n"
+        "import pkg.sub.mod\n"
+        "print(pkg.sub.mod.WHERE)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "source"
+    assert "older than its sources" in out.stderr
