@@ -12,7 +12,7 @@ from engine import native
 from engine.answer_types import Answer, ModelRef
 from engine.models import Card, OwnedCard
 from engine.recommend import NODE_CARDS, set_price
-from engine.rounding import half_up_float, half_up_units, round_half_up
+from engine.rounding import NEAR_HI, NEAR_LO, half_up_float, half_up_units, round_half_up
 from engine.sizing import (
     ACTIVATION_GB_PER_STEP,
     ACTIVATION_LAYERS_PER_STEP,
@@ -146,7 +146,7 @@ def _digits(
     negative, huge) is rounded by ``half_up_units`` through ``Decimal``."""
     scale = _SCALES[places]
     t = target * scale
-    if 0.0 <= t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:
+    if 0.0 <= t < 1e9 and not NEAR_LO < t % 1.0 < NEAR_HI:
         want: int | None = floor(t + 0.5)
     else:
         want = half_up_units(target, places)
@@ -155,7 +155,7 @@ def _digits(
     for d in range(start, 8):
         s = _SCALES[d]
         u = value * s
-        if 0.0 <= u < 1e9 and abs(u % 1.0 - 0.5) > 1e-6:
+        if 0.0 <= u < 1e9 and not NEAR_LO < u % 1.0 < NEAR_HI:
             printed = floor(u + 0.5) / s
         else:
             k = half_up_units(value, d)
@@ -164,7 +164,7 @@ def _digits(
             printed = k / _POW10[d]
         got = result(printed)
         r = got * scale
-        if 0.0 <= r < 1e9 and abs(r % 1.0 - 0.5) > 1e-6:
+        if 0.0 <= r < 1e9 and not NEAR_LO < r % 1.0 < NEAR_HI:
             if floor(r + 0.5) == want:
                 return d
         elif half_up_units(got, places) == want:  # None (not finite) never equals
