@@ -45,7 +45,7 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
     quick = a.quick_rule_gb
     mt = model_texts(v, m)  # the model's own lines, written once per language
     fill = v.fill  # bound once: about 30 calls per answer
-    n0, n1, n2, n4 = v.nums[0], v.nums[1], v.nums[2], v.nums[4]
+    n0, n1, n2, _, n4 = v.nums  # the five memos (0 to 4 decimals), one unpacking
     params = n2[params_b]
     total = n2[mem["total"]]
     lines: list[str] = []
@@ -300,7 +300,9 @@ def _grouped(m: ModelRef, ctx: int) -> bool:
     state, shared caches, another KV shape), or windowed layers capped below the context."""
     if m.layer_types is not None or m.full_attention is not None:
         return True
-    return bool(m.sliding_layers and m.sliding_window and ctx > m.sliding_window)
+    if m.sliding_layers and m.sliding_window:  # no bool() call: a type call costs a few
+        return ctx > m.sliding_window
+    return False
 
 
 def _kv_groups(v: Voice, m: ModelRef, ctx: int, kvb: str, batch: int, kv_gb: str) -> str:
