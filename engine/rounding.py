@@ -11,6 +11,7 @@ correctly rounded ``format`` agrees with it, near one the ``repr`` digits are ro
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal, localcontext
+from math import floor, inf, nextafter  # floor(t + 0.5): int(t + 0.5) for t >= 0, cheaper
 from typing import Final
 
 _SEP: Final = {"en": (",", "."), "pl": ("\u00a0", ","), "th": (",", ".")}
@@ -29,6 +30,28 @@ _MEMO_SIZE: Final = (
     4096  # per (language, decimals, trim): emptied when full, so memory stays bounded
 )
 _MEMO_KEYS: Final = 64  # memos kept at once (the engine uses about 20)
+
+
+def _near_half() -> tuple[float, float]:
+    """(lo, hi): for f = t % 1.0 (t finite and positive, so 0 <= f < 1), ``lo < f < hi``
+    exactly when ``abs(f - 0.5) <= 1e-6``, the fast paths' "near a half-way point" test, as
+    one chained comparison (no subtraction, no abs call). Below 0.25 both say far; from 0.25
+    on f - 0.5 is exact, so the test is |f - 0.5| <= d (d the float 1e-6): lo is the largest
+    float below 0.5 - d, hi the smallest above 0.5 + d (a float's Decimal is exact)."""
+    with localcontext(prec=100):  # 0.5 +- d exactly: d ends 78 places after the point
+        d = Decimal.from_float(1e-6)
+        below, above = Decimal("0.5") - d, Decimal("0.5") + d
+        lo, hi = float(below), float(above)
+        if Decimal(lo) >= below:
+            lo = nextafter(lo, -inf)
+        if Decimal(hi) <= above:
+            hi = nextafter(hi, inf)
+    return lo, hi
+
+
+_NEAR: Final = _near_half()
+NEAR_LO: Final = _NEAR[0]  # t % 1.0 strictly between these: t is near a half-way point
+NEAR_HI: Final = _NEAR[1]
 
 
 _DIGITS: Final = 400  # a float has at most 309 integer digits: quantize never runs out of precision
@@ -52,8 +75,8 @@ def half_up_float(value: float, decimals: int = 0) -> float:
     if 0 <= decimals < _PLACES:
         scale = _SCALE[decimals]
         t = value * scale
-        if 0.0 <= t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:
-            return int(t + 0.5) / scale
+        if 0.0 <= t < 1e9 and not NEAR_LO < t % 1.0 < NEAR_HI:
+            return floor(t + 0.5) / scale
     return float(round_half_up(value, decimals))
 
 
@@ -109,7 +132,7 @@ def format_number(value: float, decimals: int = 0, lang: str = "en", trim: bool 
     text = None
     if 0 <= decimals < _PLACES:
         t = value * _SCALE[decimals]
-        if 0.0 < t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:  # t % 1.0: t's fraction, exactly
+        if 0.0 < t < 1e9 and not NEAR_LO < t % 1.0 < NEAR_HI:  # t % 1.0: t's fraction, exactly
             # "%.Nf" is format's ".Nf" (the same correctly rounded digits) without the
             # grouping pass, which a value below 999 (999.0 rounded to 0 decimals) never needs
             text = _PLAIN[decimals] % value if value < 999.0 else format(value, _SPEC[decimals])
@@ -184,7 +207,7 @@ class NumberMemo(dict[float, str]):
     def text(self, value: float) -> str:
         """``format_number(value + 0.0, decimals, lang, trim)``, not kept."""
         t = value * self.scale
-        if 0.0 < t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:  # format_number's float path
+        if 0.0 < t < 1e9 and not NEAR_LO < t % 1.0 < NEAR_HI:  # format_number's float path
             if value < 999.0:  # nothing to group: "%.Nf" is format's ".Nf"
                 text = self.plain % value
                 if self.zeros and text.endswith(self.zeros):
@@ -207,8 +230,8 @@ class NumberMemo(dict[float, str]):
             self.clear()
         scale, unit, fracs, group = self.digits
         t = value * scale
-        if unit and 0.0 < t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:
-            k = int(t + 0.5)
+        if unit and 0.0 < t < 1e9 and not NEAR_LO < t % 1.0 < NEAR_HI:
+            k = floor(t + 0.5)
             whole, part = k // unit, k % unit  # k > 0: divmod's pair, in native ints
             if whole < 1000:
                 text = _WHOLES[whole] + fracs[part]
@@ -228,7 +251,7 @@ class GbMemo(dict[float, str]):
     the one-decimal text, else the whole one (written from the rounded digits, as
     ``NumberMemo`` writes them: the same texts)."""
 
-    __slots__ = ("group", "lang", "ones", "point", "tenths", "wholes")
+    __slots__ = ("group", "lang", "ones", "point", "tenths", "tiny", "wholes")
 
     def __init__(self, lang: str) -> None:
         super().__init__()
@@ -239,26 +262,29 @@ class GbMemo(dict[float, str]):
         self.point: str | None = marks[1] if marks is not None else None
         self.group = self.wholes.group
         self.tenths = _tenths(self.point or ".")
+        self.tiny: str | None = None  # RoomMemo's text for a margin under 0.05
 
     def __missing__(self, value: float) -> str:
         if len(self) >= _MEMO_SIZE:
             self.clear()
-        if 0.0 < value < 1e9:  # NumberMemo's digits: one decimal below 100, none above
-            if value < 100.0:
-                t = value * 10.0
-                if abs(t % 1.0 - 0.5) > 1e-6:
-                    text = self[value] = self.tenths[int(t + 0.5)]
-                    return text
-            elif abs(value % 1.0 - 0.5) > 1e-6:
-                whole = int(value + 0.5)
-                if whole < 1000:
-                    text = _WHOLES[whole]
-                else:
-                    text = format(whole, ",")
-                    if self.group is not None:
-                        text = text.replace(",", self.group)
-                self[value] = text
+        if 0.0 < value < 100.0:  # NumberMemo's digits: one decimal below 100, none above
+            if value < 0.05 and self.tiny is not None:  # RoomMemo's tiny margin, inline
+                text = self[value] = self.tiny
                 return text
+            t = value * 10.0
+            if not NEAR_LO < t % 1.0 < NEAR_HI:
+                text = self[value] = self.tenths[floor(t + 0.5)]
+                return text
+        elif 100.0 <= value < 1e9 and not NEAR_LO < value % 1.0 < NEAR_HI:
+            whole = floor(value + 0.5)
+            if whole < 1000:
+                text = _WHOLES[whole]
+            else:
+                text = format(whole, ",")
+                if self.group is not None:
+                    text = text.replace(",", self.group)
+            self[value] = text
+            return text
         text = self[value] = self.make(value)
         return text
 
@@ -266,7 +292,7 @@ class GbMemo(dict[float, str]):
         """``fmt_gb(value, lang)``: what the one-decimal or the whole memo would make."""
         if -100 < value < 100:
             t = value * 10.0
-            if 0.0 < t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:
+            if 0.0 < t < 1e9 and not NEAR_LO < t % 1.0 < NEAR_HI:
                 text = _ONE % value
                 if text.endswith(".0"):
                     text = text[:-2]
@@ -274,23 +300,20 @@ class GbMemo(dict[float, str]):
                     text = text.replace(".", self.point)
                 return text
             return self.ones[value]
-        if 0.0 < value < 999.0 and abs(value % 1.0 - 0.5) > 1e-6:
+        if 0.0 < value < 999.0 and not NEAR_LO < value % 1.0 < NEAR_HI:
             return _WHOLE % value  # no decimals, nothing to group: no mark to swap
         return self.wholes[value]
 
 
 class RoomMemo(GbMemo):
-    """GB to spare: as ``GbMemo``, but a real, tiny margin reads "<0.1", never "0"."""
+    """GB to spare: as ``GbMemo``, but a real, tiny margin (below 0.05) reads "<0.1", never
+    "0" (``GbMemo.__missing__`` writes it: one call a miss, not two)."""
 
     __slots__ = ()
 
-    def __missing__(self, value: float) -> str:
-        if 0 < value < 0.05:
-            if len(self) >= _MEMO_SIZE:
-                self.clear()
-            text = self[value] = "<" + fmt_num(0.1, 1, self.lang)
-            return text
-        return GbMemo.__missing__(self, value)
+    def __init__(self, lang: str) -> None:
+        super().__init__(lang)
+        self.tiny = "<" + fmt_num(0.1, 1, lang)
 
 
 def _tenths(point: str) -> tuple[str, ...]:

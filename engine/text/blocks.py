@@ -86,8 +86,14 @@ def _cheaper_set_shown(a: Answer) -> bool:
     p = a.recommendation
     if p is None or p.count != 1:
         return False
-    shown = [*a.alternatives, a.within_budget, a.budget_asked]
-    return any(o is not None and o.count > 1 and o.monthly_usd < p.monthly_usd for o in shown)
+    price = p.monthly_usd
+    for o in a.alternatives:  # a loop, not any() over a generator: no frame per answer
+        if o.count > 1 and o.monthly_usd < price:
+            return True
+    for w in (a.within_budget, a.budget_asked):
+        if w is not None and w.count > 1 and w.monthly_usd < price:
+            return True
+    return False
 
 
 def _set(p: Pick) -> str:

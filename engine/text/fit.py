@@ -332,11 +332,22 @@ def limits_line(v: Voice, f: Fit, req: Request, named: bool) -> str:
     return v.fill[spec](values)
 
 
-def describe_fit(v: Voice, a: Answer) -> Answer:
-    req, f = a.request, a.fit
-    assert req is not None
-    fill, const = v.fill, v.const
-    fit_lines = [fit_line(v, x) for x in a.fits] + rig_lines(v, a)  # a rig: its cards
+def _change_lines(v: Voice, f: Fit, req: Request) -> list[str]:
+    """Each change's list line; ``most_tail`` is "" without a round cut: called only with one."""
+    return [
+        change_line(v, c, f, req) + most_tail(v, c)
+        if c.max_context_tokens
+        else change_line(v, c, f, req)
+        for c in f.changes
+    ]
+
+
+def _fit_lines(v: Voice, a: Answer, f: Fit | None, req: Request) -> list[str]:
+    """The fit block: each card's verdict, the owned and rented facts, limits and speed; a
+    part with nothing to say for this answer (no rig, no Mac) is not called."""
+    fit_lines = [fit_line(v, x) for x in a.fits]
+    if a.rig:  # a rig: its cards (rig_lines has nothing to say otherwise: no call)
+        fit_lines += rig_lines(v, a)
     if f is not None:
         if f.offered is False or f.rental is not None or f.card in v.cat.owned_by_name:
             fit_lines += owned_lines(v, f, req)
@@ -345,15 +356,22 @@ def describe_fit(v: Voice, a: Answer) -> Answer:
             for x in a.fits if several else [f]:
                 if x.fits:
                     fit_lines.append(limits_line(v, x, req, several))
-                    fit_lines += mac_raised_line(v, x, req)
+                    if x.raised_max_context_tokens is not None:  # a Mac's: else no line
+                        fit_lines += mac_raised_line(v, x, req)
         if f.decode_tok_s:
             assert req.model is not None
             heads = req.model.attention_heads
             fit_lines += rig_speed(v, f) if a.rig else speed_lines(v, f, heads)
-    sections = [section(const["section.fit"], fit_lines)]
+    return fit_lines
+
+
+def describe_fit(v: Voice, a: Answer) -> Answer:
+    req, f = a.request, a.fit
+    assert req is not None
+    fill, const = v.fill, v.const
+    sections = [section(const["section.fit"], _fit_lines(v, a, f, req))]
     if f is not None and f.changes:
-        lines = [change_line(v, c, f, req) + most_tail(v, c) for c in f.changes]
-        sections.append(section(const["section.changes"], lines))
+        sections.append(section(const["section.changes"], _change_lines(v, f, req)))
     if f is not None and not f.fits and len(f.options) > 1:  # when it fits, the JSON has them
         title = v.ones["section.ladder:hw"][hw_label(f)]
         sections.append(section(title, ladder_lines(v, f)))

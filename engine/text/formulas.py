@@ -5,13 +5,14 @@ shape came from.
 from __future__ import annotations
 
 from collections.abc import Callable
+from math import floor  # int(x + 0.5) for x >= 0, cheaper than a call of the int type
 from typing import Any, Final
 
 from engine import native
 from engine.answer_types import Answer, ModelRef
 from engine.models import Card, OwnedCard
 from engine.recommend import NODE_CARDS, set_price
-from engine.rounding import half_up_float, half_up_units, round_half_up
+from engine.rounding import NEAR_HI, NEAR_LO, half_up_float, half_up_units, round_half_up
 from engine.sizing import (
     ACTIVATION_GB_PER_STEP,
     ACTIVATION_LAYERS_PER_STEP,
@@ -44,7 +45,7 @@ def math_lines(v: Voice, a: Answer) -> list[str]:
     quick = a.quick_rule_gb
     mt = model_texts(v, m)  # the model's own lines, written once per language
     fill = v.fill  # bound once: about 30 calls per answer
-    n0, n1, n2, n4 = v.nums[0], v.nums[1], v.nums[2], v.nums[4]
+    n0, n1, n2, _, n4 = v.nums  # the five memos (0 to 4 decimals), one unpacking
     params = n2[params_b]
     total = n2[mem["total"]]
     lines: list[str] = []
@@ -145,8 +146,8 @@ def _digits(
     negative, huge) is rounded by ``half_up_units`` through ``Decimal``."""
     scale = _SCALES[places]
     t = target * scale
-    if 0.0 <= t < 1e9 and abs(t % 1.0 - 0.5) > 1e-6:
-        want: int | None = int(t + 0.5)
+    if 0.0 <= t < 1e9 and not NEAR_LO < t % 1.0 < NEAR_HI:
+        want: int | None = floor(t + 0.5)
     else:
         want = half_up_units(target, places)
         if want is None:  # an infinite or NaN target: the reference path
@@ -154,8 +155,8 @@ def _digits(
     for d in range(start, 8):
         s = _SCALES[d]
         u = value * s
-        if 0.0 <= u < 1e9 and abs(u % 1.0 - 0.5) > 1e-6:
-            printed = int(u + 0.5) / s
+        if 0.0 <= u < 1e9 and not NEAR_LO < u % 1.0 < NEAR_HI:
+            printed = floor(u + 0.5) / s
         else:
             k = half_up_units(value, d)
             if k is None:
@@ -163,8 +164,8 @@ def _digits(
             printed = k / _POW10[d]
         got = result(printed)
         r = got * scale
-        if 0.0 <= r < 1e9 and abs(r % 1.0 - 0.5) > 1e-6:
-            if int(r + 0.5) == want:
+        if 0.0 <= r < 1e9 and not NEAR_LO < r % 1.0 < NEAR_HI:
+            if floor(r + 0.5) == want:
                 return d
         elif half_up_units(got, places) == want:  # None (not finite) never equals
             return d
@@ -299,7 +300,9 @@ def _grouped(m: ModelRef, ctx: int) -> bool:
     state, shared caches, another KV shape), or windowed layers capped below the context."""
     if m.layer_types is not None or m.full_attention is not None:
         return True
-    return bool(m.sliding_layers and m.sliding_window and ctx > m.sliding_window)
+    if m.sliding_layers and m.sliding_window:  # no bool() call: a type call costs a few
+        return ctx > m.sliding_window
+    return False
 
 
 def _kv_groups(v: Voice, m: ModelRef, ctx: int, kvb: str, batch: int, kv_gb: str) -> str:

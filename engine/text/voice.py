@@ -5,6 +5,7 @@ numbers rounded half up, only here, at the end.
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any, Final
 
 from engine.answer_types import Answer, Section
@@ -199,6 +200,9 @@ CTX_LABELS: Final = _CtxLabels()
 ctx_label: Final[Callable[[int], str]] = CTX_LABELS.__getitem__  # a label: "8k", "128k", "1M"
 
 
+_TEXT: Final = attrgetter("text")  # a note's text
+
+
 def render_text(a: Answer) -> str:
     """Plain text: the fallback every platform can show (and what ``vram ask`` prints)."""
     # each field read once: compiled, every read of an answer's field is an attribute lookup
@@ -209,10 +213,11 @@ def render_text(a: Answer) -> str:
         if title:
             out += ("", title)
         out += s.lines
+    text = "\n".join(out)
+    # the notes joined by their own prefix (map over a C getter: no comprehension frame);
+    # the text is stripped, so an empty body before them reads as it did
     if caveats:
-        out.append("")
-        out += ["! " + n.text for n in caveats]
+        text += "\n\n! " + "\n! ".join(map(_TEXT, caveats))
     if assumptions:
-        out.append("")
-        out += ["~ " + n.text for n in assumptions]
-    return "\n".join(out).strip()
+        text += "\n\n~ " + "\n~ ".join(map(_TEXT, assumptions))
+    return text.strip()
