@@ -49,9 +49,10 @@ def _near_half() -> tuple[float, float]:
     return lo, hi
 
 
-_NEAR: Final = _near_half()
-NEAR_LO: Final = _NEAR[0]  # t % 1.0 strictly between these: t is near a half-way point
-NEAR_HI: Final = _NEAR[1]
+# t % 1.0 strictly between these: t is near a half-way point (two plain float constants:
+# compiled, a Final tuple read at import was never set)
+NEAR_LO: Final = _near_half()[0]
+NEAR_HI: Final = _near_half()[1]
 
 
 _DIGITS: Final = 400  # a float has at most 309 integer digits: quantize never runs out of precision
