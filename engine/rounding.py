@@ -97,7 +97,8 @@ def _decimal_text(value: float, decimals: int, trim: bool) -> str:
     """The reference path: round through ``Decimal`` and let it format (any value)."""
     d = round_half_up(value, decimals)
     if trim and d == d.to_integral_value():
-        d = d.quantize(Decimal(1))
+        with localcontext(prec=_DIGITS):  # a float's 309 digits (1e300 GB): the default 28 raise
+            d = d.quantize(_UNIT)
         decimals = 0
     return f"{d:,.{decimals}f}"
 

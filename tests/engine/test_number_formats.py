@@ -8,7 +8,7 @@ every decimal count the engine uses, both ``trim`` settings and every language.
 from __future__ import annotations
 
 import math
-from decimal import InvalidOperation
+from decimal import Decimal, InvalidOperation
 
 import pytest
 from hypothesis import given, settings
@@ -191,3 +191,13 @@ def test_minus_zero_reads_as_zero_whichever_comes_first() -> None:
                 == "0.0".replace(".", "," if lang == "pl" else ".")
             )
             assert fmt_gb(first, lang) == fmt_gb(second, lang) == "0"
+
+
+@pytest.mark.parametrize("value", [1e28, 1e300, 1.7976931348623157e308])
+@pytest.mark.parametrize("decimals", [1, 2])
+def test_whole_numbers_past_28_digits_trim_without_raising(value: float, decimals: int) -> None:
+    """A 300-digit amount said in a question ("t4 999...9gb") reaches the trimmed text: the
+    Decimal path keeps every digit of the float instead of raising at the default precision."""
+    text = format_number(value, decimals, "en", trim=True)
+    assert "." not in text and int(text.replace(",", "")) == int(Decimal(repr(value)))
+    assert format_number(value, decimals, "pl", trim=True).replace("\u00a0", ",") == text
