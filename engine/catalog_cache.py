@@ -58,21 +58,22 @@ def load(
     with every index marked @per_catalog built, then written to the cache."""
     stamp = stat_key(d, files, price_book)
     key = recall(cache_dir, stamp[0]) if stamp is not None else None
-    settled = False
+    to_remember = None  # the stat key to remember the hashed key under, once it is written
     if key is None:
         hashed_at = time.time_ns()
         key = cache_key(d, files, price_book)
         if key is None:  # a data file is missing or unreadable: the full load says which
             return build(d, price_book)
-        settled = stamp is not None and stamp[1] < hashed_at - SETTLED_NS
+        if stamp is not None and stamp[1] < hashed_at - SETTLED_NS:
+            to_remember = stamp[0]
     path = cache_dir / f"catalog-{key.hex()}.pickle"
     cat = read(path, key)
     if cat is None:
         cat = build(d, price_book)
         build_indexes(cat)
         write(path, key, cat)
-    if settled and stamp is not None:
-        remember(cache_dir, stamp[0], key)
+    if to_remember is not None:
+        remember(cache_dir, to_remember, key)
     return cat
 
 
@@ -81,12 +82,18 @@ def _stat_fields(path: str | os.PathLike[str]) -> tuple[str, int]:
     return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}", st.st_ctime_ns
 
 
-@lru_cache(maxsize=1)
-def _code_stamp() -> tuple[bytes, int]:
-    """The stat fields of the code :func:`_code_version` hashes, and the newest change time."""
+def _code_hash() -> blake2b:
+    """A hash that starts with what both code keys name: the format, Python and the build."""
     h = blake2b(digest_size=_DIGEST)
     h.update(_FORMAT)
     h.update(f"{sys.version}\0{native_guard.ACTIVE}\0".encode())
+    return h
+
+
+@lru_cache(maxsize=1)
+def _code_stamp() -> tuple[bytes, int]:
+    """The stat fields of the code :func:`_code_version` hashes, and the newest change time."""
+    h = _code_hash()
     newest = 0
     for rel, path in _code_files():
         fields, ctime = _stat_fields(path)
@@ -134,9 +141,7 @@ def remember(cache_dir: Path, stamp: bytes, key: bytes) -> None:
 
 @lru_cache(maxsize=1)
 def _code_version() -> bytes:
-    h = blake2b(digest_size=_DIGEST)
-    h.update(_FORMAT)
-    h.update(f"{sys.version}\0{native_guard.ACTIVE}\0".encode())
+    h = _code_hash()
     for rel, path in _code_files():
         h.update(f"{rel}\0".encode())
         h.update(Path(path).read_bytes())

@@ -15,17 +15,27 @@ LIB = "_native__mypyc"  # the shared library every compiled module loads
 ACTIVE = ""  # the compiled build in use (its module list and library), "" when the sources run
 
 
-def stale_sources(here: str) -> dict[str, str] | None:
-    """The compiled modules' sources (name -> path) when the build in ``here`` is older than
-    any of them or incomplete; ``None`` when there is no build or it is up to date."""
+def _build(here: str) -> tuple[list[str], os.stat_result | None] | None:
+    """The build in ``here``: the modules it compiled and its library's stat (None when the
+    library is missing); None when there is no build."""
     try:
         with open(os.path.join(here, STAMP), encoding="utf-8") as f:
             names = f.read().split()
+        lib = sorted(n for n in os.listdir(here) if n.startswith(LIB) and n.endswith(".so"))
+        return names, os.stat(os.path.join(here, lib[0])) if lib else None
     except OSError:
+        return None
+
+
+def stale_sources(here: str) -> dict[str, str] | None:
+    """The compiled modules' sources (name -> path) when the build in ``here`` is older than
+    any of them or incomplete; ``None`` when there is no build or it is up to date."""
+    build = _build(here)
+    if build is None:
         return None  # no compiled build: the sources are what runs
+    names, lib = build
     root = os.path.dirname(here)
-    lib = [n for n in os.listdir(here) if n.startswith(LIB) and n.endswith(".so")]
-    built = os.stat(os.path.join(here, lib[0])).st_mtime if lib else 0.0
+    built = lib.st_mtime if lib is not None else 0.0
     sources = {n: os.path.join(root, *n.split(".")) + ".py" for n in names}
     if all(os.path.exists(p) and os.stat(p).st_mtime <= built for p in sources.values()):
         return None
@@ -49,14 +59,8 @@ class SourcesFirst:
 
 def build_id(here: str) -> str:
     """The compiled build in ``here``: what it compiled and its library's size and time."""
-    try:
-        with open(os.path.join(here, STAMP), encoding="utf-8") as f:
-            names = " ".join(f.read().split())
-        lib = sorted(n for n in os.listdir(here) if n.startswith(LIB) and n.endswith(".so"))
-        st = os.stat(os.path.join(here, lib[0])) if lib else None
-    except OSError:
-        return ""
-    return f"{names}|{st.st_size}:{st.st_mtime_ns}" if st is not None else ""
+    names, lib = _build(here) or ([], None)
+    return f"{' '.join(names)}|{lib.st_size}:{lib.st_mtime_ns}" if lib is not None else ""
 
 
 def check() -> None:

@@ -244,10 +244,8 @@ def build_request(b: Builder) -> tuple[Request, ModelNote | None] | None:
     if q.task_generic and task == "full":
         b.assume("generic_finetune")
     # Request(...) made straight, its fields in declaration order: every field is given, and
-    # none is a float, a list or a dict the generated __init__ would convert. The fields go in
-    # as one dict literal set as the instance's __dict__: a fresh instance's own __dict__ is a
-    # split (shared-key) table, on which CPython 3.11 cannot specialise an attribute read, and
-    # a request's fields are read dozens of times an answer.
+    # none is a float, a list or a dict the generated __init__ would convert; the fields go in
+    # as one dict literal set as its __dict__ (why: engine.frozen._SET)
     req = _new(Request)
     _set(
         req,

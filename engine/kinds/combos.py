@@ -33,10 +33,9 @@ def fit_change(
     kind: str, precision: str, kv_dtype: str, ctx: int, batch: int, count: int, total: float,
     room: float, task: str | None,
 ) -> FitChange:  # fmt: skip
-    """``FitChange(...)`` with these fields, made in field order (no keyword call): one dict
-    literal set as the instance's __dict__ (a fresh instance's own is a split table, on which
-    CPython 3.11 cannot specialise the attribute reads the text makes); the float fields keep
-    the generated __init__'s int-to-float step."""
+    """``FitChange(...)`` with these fields, made in field order (no keyword call), the fields
+    as one dict literal set as its __dict__ (why: ``engine.frozen._SET``); the float fields
+    keep the generated __init__'s int-to-float step."""
     c = _new(FitChange)
     _set(
         c,

@@ -130,10 +130,8 @@ def fit_on(b: Builder, hw: Hardware, req: Request, w: Workload) -> Fit:
     if card is not None and card.bridge_gbps and hw.count == 2 and bridge_said(b.q.text):
         link, gbps = BRIDGE, card.bridge_gbps  # "my 3090s with NVLink"
     # Fit(...) made straight: every field given in declaration order, as one dict literal set
-    # as the instance's __dict__ (a fresh instance's own __dict__ is a split table, on which
-    # CPython 3.11 cannot specialise the many attribute reads the text makes). The sums here
-    # are floats already; a plain VRAM amount (maybe asked as an int) keeps the generated
-    # __init__'s float step.
+    # as its __dict__ (why: engine.frozen._SET). The sums here are floats already; a plain
+    # VRAM amount (maybe asked as an int) keeps the generated __init__'s float step.
     f = _new(Fit)
     _set(
         f,
