@@ -19,11 +19,8 @@ serialise byte for byte as before).
 
 from __future__ import annotations
 
-import dataclasses
-import inspect
 import sys
 from collections.abc import Callable
-from dataclasses import FrozenInstanceError, field
 from sys import intern as _intern
 from typing import Any, ClassVar, TypeVar, dataclass_transform
 
@@ -37,6 +34,43 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 # own, on objects whose fields are read dozens of times an answer). ``object.__setattr__``
 # because Frozen's own refuses every assignment.
 _SET = object.__setattr__
+
+
+class FrozenInstanceError(AttributeError):
+    """An assignment to a field of a frozen instance (as ``dataclasses`` names it)."""
+
+
+class _MissingType:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+_MISSING: Any = _MissingType()  # no default declared
+
+
+class _Field:
+    """A field's declared default (``field(default_factory=list)``), read by :func:`_collect`.
+
+    Not ``dataclasses.field``: importing ``dataclasses`` brings ``inspect`` with it, about a
+    fifth of a cold start, for classes that only become dataclasses when pydantic validates.
+    """
+
+    __slots__ = ("default", "default_factory", "repr")
+
+    def __init__(self, default: Any, default_factory: Any, repr: bool) -> None:
+        self.default, self.default_factory, self.repr = default, default_factory, repr
+
+    def as_dataclass_field(self) -> Any:
+        import dataclasses
+
+        if self.default_factory is not _MISSING:
+            return dataclasses.field(default_factory=self.default_factory, repr=self.repr)
+        return dataclasses.field(default=self.default, repr=self.repr)
+
+
+def field(*, default: Any = _MISSING, default_factory: Any = _MISSING, repr: bool = True) -> Any:
+    """A field with a default factory (a fresh list or dict each) or a default."""
+    return _Field(default, default_factory, repr)
 
 
 class _Bound:
@@ -181,17 +215,18 @@ def _collect(cls: type[Frozen]) -> None:
     """Fields in declaration order, parents' first, from the annotations (ClassVars skipped)."""
     annotations = dict(cls._annotations)
     defaults = {name: (value, factory) for name, value, factory in cls._defaults}
-    for name, ann in inspect.get_annotations(cls).items():
+    # the class's own annotations, as written (inspect.get_annotations would import inspect)
+    for name, ann in cls.__dict__.get("__annotations__", {}).items():  # noqa: RUF063
         text = ann if isinstance(ann, str) else getattr(ann, "__name__", repr(ann))
         if text.startswith(("ClassVar", "typing.ClassVar")) or name.startswith("__"):
             continue
         annotations[name] = text
         if name in cls.__dict__:
             value = cls.__dict__[name]
-            if isinstance(value, dataclasses.Field):
-                if value.default_factory is not dataclasses.MISSING:
+            if isinstance(value, _Field):
+                if value.default_factory is not _MISSING:
                     defaults[name] = (value.default_factory, True)
-                elif value.default is not dataclasses.MISSING:
+                elif value.default is not _MISSING:
                     defaults[name] = (value.default, False)
             else:
                 defaults[name] = (value, False)
@@ -219,9 +254,14 @@ def _as_dataclasses() -> None:
 
     Only the field list is added: equality, hashing, repr and init stay :class:`Frozen`'s.
     """
+    import dataclasses
+
     for cls in _REGISTRY:
         if "__dataclass_fields__" in cls.__dict__:
             continue
+        for name, value in list(cls.__dict__.items()):
+            if isinstance(value, _Field):  # what dataclasses reads a default from
+                setattr(cls, name, value.as_dataclass_field())
         init = cls.__dict__.get("__init__")
         dataclasses.dataclass(init=False, repr=False, eq=False, kw_only=True)(cls)
         if init is not None:
@@ -314,7 +354,7 @@ def _init(cls: type[Frozen], module: dict[str, Any]) -> Callable[..., None]:
     field (a frozen dataclass pays an ``object.__setattr__`` call per field; see
     ``_SET`` above for why not key by key). Defaults are stored as declared,
     unconverted: pydantic never validated defaults either."""
-    ns: dict[str, Any] = {"_MISSING": dataclasses.MISSING, "_SET": _SET}
+    ns: dict[str, Any] = {"_MISSING": _MISSING, "_SET": _SET}
     params, body = [], ["    _SET(self, '__dict__', {"]
     defaults = {name: (value, factory) for name, value, factory in cls._defaults}
     for n, ann in cls._annotations:

@@ -8,10 +8,9 @@ Numbers are kept exact; rounding happens only when text is rendered.
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import Annotated, Any, ClassVar, Literal
 
-from engine.frozen import Frozen, Ge, Gt, Le, Lt
+from engine.frozen import Frozen, Ge, Gt, Le, Lt, field
 
 Task = Literal["inference", "full", "lora", "qlora"]
 Lang = Literal["en", "pl", "th"]

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import copy
 import pickle
-from dataclasses import FrozenInstanceError
 
 import pytest
 
 from engine import ask, load_catalog
 from engine.answer_types import Request
+from engine.frozen import FrozenInstanceError
 
 
 def a_request() -> Request:
