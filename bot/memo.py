@@ -18,7 +18,7 @@ import logging
 import re
 import secrets
 from collections import OrderedDict
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from bot.store import MemoryStore, StateStore, context_from_json, context_to_json
@@ -55,7 +55,7 @@ def alternative_options(pick: Pick) -> RequestOptions:
 
 def candidate_options(memo: ButtonMemo, candidate: Candidate) -> RequestOptions:
     """The original question's options with the model the person picked from a clarify."""
-    return replace(memo.options or RequestOptions(), model_id=candidate.id)
+    return (memo.options or RequestOptions()).model_copy(update={"model_id": candidate.id})
 
 
 def _to_json(memo: ButtonMemo) -> str:
@@ -68,7 +68,7 @@ def _to_json(memo: ButtonMemo) -> str:
             "original": memo.original.model_dump(mode="json"),
             "current": None if same else memo.current.model_dump(mode="json"),
             "math": memo.math,
-            "options": asdict(memo.options) if memo.options else None,
+            "options": memo.options.model_dump() if memo.options else None,
             "owner": memo.owner,
         }
     )

@@ -24,6 +24,7 @@ from engine.answer_types import (
     Note,
     Pick,
     Request,
+    RequestOptions,
     Section,
 )
 from engine.catalog import Catalog, fleet_shrink, load_catalog
@@ -40,7 +41,6 @@ from engine.limits import (
 )
 from engine.models import LANGS, Card, Lang, ModelSpec, Task
 from engine.refs import card_info
-from engine.request import RequestOptions
 from engine.rounding import fmt_gb, fmt_num, fmt_usd
 from engine.suggest import (
     MAX_CHOICE_CHARS,

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Final
 
-from engine.answer_types import Answer, Context, Request
+from engine.answer_types import Answer, Context, Request, RequestOptions
 from engine.catalog import Catalog, load_catalog
 from engine.conversation import after_listing, listing_context
 from engine.i18n import pick_lang
@@ -32,7 +32,7 @@ from engine.kinds.within import named_set_note
 from engine.lazyre import lazy
 from engine.models import Card, Lang
 from engine.recommend import Workload, set_allowed, set_headroom_gb
-from engine.request import RequestOptions, apply_options, build_request
+from engine.request import apply_options, build_request
 from engine.understand import Query, parse
 from engine.understand.asks import (
     about_card,

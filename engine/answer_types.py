@@ -6,10 +6,9 @@ dropped. Numbers are exact; rounding happens only in the text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from engine.frozen import Frozen
+from engine.frozen import _SET, Frozen, field
 from engine.models import MLA, AttentionShape, Lang, LayerTypes, RecurrentState, Task
 
 Kind = Literal[
@@ -350,8 +349,7 @@ class Answer(_Out):
         return self.model_dump(mode="json")
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(Frozen):
     """What a follow-up refines: the last request and the card it was answered with."""
 
     request: Request
@@ -363,3 +361,51 @@ class Context:
     # a list answered last ("budget" or "capacity"): ``request`` then holds no model, only the
     # context and users it was sized at, and the hardware is ``pick_card`` or ``vram_gb``
     listing: str | None = None
+
+    def __init__(
+        self,
+        request: Request,
+        pick_card: str | None = None,
+        pick_count: int | None = None,
+        vram_gb: float | None = None,
+        budget_usd: float | None = None,
+        mac: str | None = None,
+        listing: str | None = None,
+    ) -> None:
+        """Positional as well as by name, as callers have always built it."""
+        _SET(
+            self,
+            "__dict__",
+            {
+                "request": request,
+                "pick_card": pick_card,
+                "pick_count": pick_count,
+                "vram_gb": vram_gb,
+                "budget_usd": budget_usd,
+                "mac": mac,
+                "listing": listing,
+            },
+        )
+
+
+class RequestOptions(Frozen):
+    """Request values an adapter already has as fields; each ``None`` leaves the text's say.
+
+    ``model_id`` is a catalog model id: a model picked from a list, or the candidate a person
+    chose after a "which model did you mean?" answer (ask the same text again with it).
+    ``context_tokens`` is a count (131072) or as typed in a form ("128k", "1M").
+    ``kind`` asks for one answer kind whatever the text says (a command such as /gpus):
+    ``"cards"`` (the fleet), ``"card"`` (the card in ``card``), ``"faq"`` (``faq_topic``)
+    or ``"help"``; a ``faq_topic`` alone also asks for that FAQ answer.
+    """
+
+    model_id: str | None = None
+    precision: str | None = None
+    kv_dtype: str | None = None
+    context_tokens: int | str | None = None
+    batch: int | None = None
+    task: str | None = None
+    card: str | None = None
+    count: int | None = None
+    kind: str | None = None
+    faq_topic: str | None = None

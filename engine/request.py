@@ -8,11 +8,10 @@ adapter writes English for the engine to read back. A value that cannot be used 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Final, cast, get_args
 
 from engine import native
-from engine.answer_types import ModelRef, Request
+from engine.answer_types import ModelRef, Request, RequestOptions
 from engine.catalog import Catalog, norm
 from engine.kinds.base import Builder
 from engine.kinds.mac import mac_precision
@@ -34,30 +33,6 @@ from engine.understand.patterns import PRECISION_SEPARATORS
 
 ModelNote = tuple[str, dict[str, Any]]  # an assumption about the model: code and its values
 TASKS: Final[tuple[str, ...]] = get_args(Task)
-
-
-@dataclass(frozen=True)
-class RequestOptions:
-    """Request values an adapter already has as fields; each ``None`` leaves the text's say.
-
-    ``model_id`` is a catalog model id: a model picked from a list, or the candidate a person
-    chose after a "which model did you mean?" answer (ask the same text again with it).
-    ``context_tokens`` is a count (131072) or as typed in a form ("128k", "1M").
-    ``kind`` asks for one answer kind whatever the text says (a command such as /gpus):
-    ``"cards"`` (the fleet), ``"card"`` (the card in ``card``), ``"faq"`` (``faq_topic``)
-    or ``"help"``; a ``faq_topic`` alone also asks for that FAQ answer.
-    """
-
-    model_id: str | None = None
-    precision: str | None = None
-    kv_dtype: str | None = None
-    context_tokens: int | str | None = None
-    batch: int | None = None
-    task: str | None = None
-    card: str | None = None
-    count: int | None = None
-    kind: str | None = None
-    faq_topic: str | None = None
 
 
 #: The answer kinds an adapter may ask for by name (:attr:`RequestOptions.kind`).

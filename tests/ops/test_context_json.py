@@ -3,7 +3,6 @@ a context stored before a field existed still loads."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
 from bot.store import context_from_json, context_to_json
@@ -61,7 +60,7 @@ def test_the_store_writes_every_field_the_context_has() -> None:
     ctx = context_of(ask("mixtral 8x7b q4 on my macbook pro m3 max 36gb", catalog=load_catalog()))
     assert ctx is not None and ctx.mac is not None
     stored = json.loads(context_to_json(ctx))
-    names = {f.name for f in dataclasses.fields(ctx)}
+    names = set(type(ctx).model_fields)
     renamed = {"pick_card": "pick", "pick_count": "count"}
     assert {renamed.get(n, n) for n in names} <= set(stored)
     assert context_from_json(context_to_json(ctx)).mac == ctx.mac
