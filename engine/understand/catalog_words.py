@@ -7,7 +7,6 @@ regex or walks the alias list.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final
 
@@ -40,7 +39,20 @@ from engine.understand.query import Query
 NameContext = tuple[frozenset[str], tuple[frozenset[str], ...]]
 
 
-@dataclass(frozen=True)
+_WORDS_FIELDS: Final = (
+    "card_scan",
+    "precision",
+    "precision_compact",
+    "card_vram",
+    "name_numbers",
+    "name_contexts",
+    "version_sizes",
+    "card_of",
+    "words",
+    "precision_named",
+)
+
+
 class CatalogWords:
     """The catalog's spellings as regexes, and what the parser checks a card against."""
 
@@ -57,10 +69,39 @@ class CatalogWords:
     version_sizes: frozenset[tuple[str, str]]
     # A card spelling as found -> (the fleet card, else the owned card) it names; filled as
     # spellings are met, so each is resolved through the catalog's aliases once.
-    card_of: dict[str, tuple[Card | None, OwnedCard | None]] = field(default_factory=dict)
-    words: WordTable = field(default_factory=lambda: WordTable(()))  # gates() with its bits
+    card_of: dict[str, tuple[Card | None, OwnedCard | None]]
+    words: WordTable  # gates() with its bits
     # A precision spelling as found -> the precision it names (None: none), filled the same way.
-    precision_named: dict[str, str | None] = field(default_factory=dict)
+    precision_named: dict[str, str | None]
+
+    def __init__(
+        self,
+        card_scan: re.Pattern[str],
+        precision: re.Pattern[str],
+        precision_compact: dict[str, str],
+        card_vram: dict[str, float],
+        name_numbers: dict[str, frozenset[str]],
+        name_contexts: dict[str, NameContext],
+        version_sizes: frozenset[tuple[str, str]],
+        card_of: dict[str, tuple[Card | None, OwnedCard | None]] | None = None,
+        words: WordTable | None = None,
+        precision_named: dict[str, str | None] | None = None,
+    ) -> None:
+        self.card_scan = card_scan
+        self.precision = precision
+        self.precision_compact = precision_compact
+        self.card_vram = card_vram
+        self.name_numbers = name_numbers
+        self.name_contexts = name_contexts
+        self.version_sizes = version_sizes
+        self.card_of = {} if card_of is None else card_of
+        self.words = WordTable(()) if words is None else words
+        self.precision_named = {} if precision_named is None else precision_named
+
+    def __reduce__(self) -> tuple[type[CatalogWords], tuple[object, ...]]:
+        """Pickled field by field (the catalog cache): compiled (deploy/native.py), a class
+        with required ``__init__`` arguments cannot be rebuilt without them."""
+        return CatalogWords, tuple(getattr(self, n) for n in _WORDS_FIELDS)
 
 
 def trie(words: set[str], space: str, behind: str = "") -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any, Final
 
 from engine.lazyre import lazy
@@ -36,7 +35,9 @@ _UNGATED: Final = ("falcon", "gpt2", "gpt_neox", "gptj", "bloom", "mpt", "starco
 _DTYPES: Final = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "half": "fp16"}
 
 
-@dataclass(frozen=True)
+_PASTED_FIELDS: Final = ("spec", "precision", "error", "missing", "span", "guessed")
+
+
 class Pasted:
     """What a paste gave: a shape and the precision it ships in, or why it cannot be read."""
 
@@ -45,7 +46,28 @@ class Pasted:
     error: str | None  # "config_malformed" or "config_missing"
     missing: tuple[str, ...]
     span: tuple[int, int]  # where the paste is in the lowered text, to cut it out
-    guessed: tuple[str, ...] = ()  # keys the paste left out, sized with a stated default
+    guessed: tuple[str, ...]  # keys the paste left out, sized with a stated default
+
+    def __init__(
+        self,
+        spec: ModelSpec | None,
+        precision: str | None,
+        error: str | None,
+        missing: tuple[str, ...],
+        span: tuple[int, int],
+        guessed: tuple[str, ...] = (),
+    ) -> None:
+        self.spec = spec
+        self.precision = precision
+        self.error = error
+        self.missing = missing
+        self.span = span
+        self.guessed = guessed
+
+    def __reduce__(self) -> tuple[type[Pasted], tuple[object, ...]]:
+        """Pickled field by field (the catalog cache): compiled (deploy/native.py), a class
+        with required ``__init__`` arguments cannot be rebuilt without them."""
+        return Pasted, tuple(getattr(self, n) for n in _PASTED_FIELDS)
 
 
 # The keys a shape is sized without, each with the default it then takes: said back with the

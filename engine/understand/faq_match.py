@@ -6,7 +6,6 @@ and remembered: words repeat) name the few keywords worth checking.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
 from functools import partial
 from typing import Final
 
@@ -17,7 +16,9 @@ FAQ_MIN_SCORE: Final = 1.5  # one keyword of a few letters is not enough to call
 _WORDS_KEPT: Final = 8192  # distinct question words remembered per catalog; then it starts over
 
 
-@dataclass(frozen=True)
+_FAQ_FIELDS: Final = ("topics", "entries", "by_gram", "always", "ids", "word_entries")
+
+
 class FaqIndex:
     topics: tuple[str, ...]
     # Every keyword: (keyword, topic, weight, where its score is added: its rarest three
@@ -28,12 +29,28 @@ class FaqIndex:
     always: tuple[int, ...]  # keywords whose every word is under three letters: always checked
     ids: frozenset[str]
     # A question word -> the keywords whose longest word it holds (filled as words are met).
-    word_entries: dict[str, tuple[int, ...]] = field(default_factory=dict, compare=False)
+    word_entries: dict[str, tuple[int, ...]]
+
+    def __init__(
+        self,
+        topics: tuple[str, ...],
+        entries: tuple[tuple[str, int, float, str], ...],
+        by_gram: dict[str, tuple[tuple[int, str], ...]],
+        always: tuple[int, ...],
+        ids: frozenset[str],
+        word_entries: dict[str, tuple[int, ...]] | None = None,
+    ) -> None:
+        self.topics = topics
+        self.entries = entries
+        self.by_gram = by_gram
+        self.always = always
+        self.ids = ids
+        self.word_entries = {} if word_entries is None else word_entries
 
     def __reduce__(self) -> tuple[type[FaqIndex], tuple[object, ...]]:
-        """Pickled field by field (the catalog cache): compiled (deploy/native.py), a frozen
-        class has no ``__dict__`` for pickle to restore."""
-        return FaqIndex, tuple(getattr(self, f.name) for f in fields(self))
+        """Pickled field by field (the catalog cache): compiled (deploy/native.py), a class
+        with required ``__init__`` arguments cannot be rebuilt without them."""
+        return FaqIndex, tuple(getattr(self, n) for n in _FAQ_FIELDS)
 
 
 def _grams(text: str) -> set[str]:

@@ -8,7 +8,6 @@ cached by catalog identity, so a reload builds a fresh index for both.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from typing import Final
 
@@ -57,7 +56,36 @@ def is_version(token: str) -> bool:
     return NUMBER_WORD.fullmatch(token) is not None
 
 
-@dataclass(frozen=True, eq=False)
+_INDEX_FIELDS: Final = (
+    "models",
+    "newest_rank",
+    "keys",
+    "key_tokens",
+    "key_where",
+    "key_weights",
+    "key_total",
+    "key_owners",
+    "key_sets",
+    "token_weight",
+    "model_sizes",
+    "joined",
+    "joined_ids",
+    "postings",
+    "posting_sets",
+    "words",
+    "words_by_initial",
+    "versions",
+    "minors",
+    "vocab",
+    "heads",
+    "name_joined",
+    "aliases",
+    "precision_variants",
+    "completion",
+    "word_kinds",
+)
+
+
 class ModelIndex:
     """Unique name keys as token tuples, with the inverted lists that make scoring cheap."""
 
@@ -88,15 +116,81 @@ class ModelIndex:
     precision_variants: dict[tuple[str, str], int]
     completion: CompletionKeys  # the same names with their sizes, for autocomplete
     # A written word -> what it is as a name word (model_match), filled as words are met.
-    word_kinds: dict[str, tuple[str, int]] = field(default_factory=dict, compare=False)
+    word_kinds: dict[str, tuple[str, int]]
+
+    def __init__(
+        self,
+        models: tuple[ModelSpec, ...],
+        newest_rank: tuple[int, ...],
+        keys: tuple[str, ...],
+        key_tokens: tuple[tuple[str, ...], ...],
+        key_where: tuple[dict[str, tuple[int, ...]], ...],
+        key_weights: tuple[tuple[float, ...], ...],
+        key_total: tuple[float, ...],
+        key_owners: tuple[tuple[int, ...], ...],
+        key_sets: tuple[frozenset[str], ...],
+        token_weight: dict[str, float],
+        model_sizes: tuple[tuple[float, float, float], ...],
+        joined: tuple[str, ...],
+        joined_ids: tuple[int, ...],
+        postings: dict[str, tuple[int, ...]],
+        posting_sets: dict[str, frozenset[int]],
+        words: tuple[str, ...],
+        words_by_initial: dict[str, tuple[str, ...]],
+        versions: tuple[str, ...],
+        minors: dict[str, tuple[str, ...]],
+        vocab: frozenset[str],
+        heads: frozenset[str],
+        name_joined: tuple[str, ...],
+        aliases: dict[str, int],
+        precision_variants: dict[tuple[str, str], int],
+        completion: CompletionKeys,
+        word_kinds: dict[str, tuple[str, int]] | None = None,
+    ) -> None:
+        self.models = models
+        self.newest_rank = newest_rank
+        self.keys = keys
+        self.key_tokens = key_tokens
+        self.key_where = key_where
+        self.key_weights = key_weights
+        self.key_total = key_total
+        self.key_owners = key_owners
+        self.key_sets = key_sets
+        self.token_weight = token_weight
+        self.model_sizes = model_sizes
+        self.joined = joined
+        self.joined_ids = joined_ids
+        self.postings = postings
+        self.posting_sets = posting_sets
+        self.words = words
+        self.words_by_initial = words_by_initial
+        self.versions = versions
+        self.minors = minors
+        self.vocab = vocab
+        self.heads = heads
+        self.name_joined = name_joined
+        self.aliases = aliases
+        self.precision_variants = precision_variants
+        self.completion = completion
+        self.word_kinds = {} if word_kinds is None else word_kinds
 
     def __reduce__(self) -> tuple[type[ModelIndex], tuple[object, ...]]:
-        """Pickled field by field (the catalog cache): compiled (deploy/native.py), a frozen
-        class has no ``__dict__`` for pickle to restore."""
-        return ModelIndex, tuple(getattr(self, f.name) for f in fields(self))
+        """Pickled field by field (the catalog cache): compiled (deploy/native.py), a class
+        with required ``__init__`` arguments cannot be rebuilt without them."""
+        return ModelIndex, tuple(getattr(self, n) for n in _INDEX_FIELDS)
 
 
-@dataclass(frozen=True, eq=False)
+_COMPLETION_FIELDS: Final = (
+    "vocab",
+    "vocab_ids",
+    "postings",
+    "key_lengths",
+    "owners",
+    "models",
+    "newest_rank",
+)
+
+
 class CompletionKeys:
     """Model keys with sizes kept, as token ids, plus the inverted lists autocomplete scores."""
 
@@ -108,10 +202,28 @@ class CompletionKeys:
     models: tuple[ModelSpec, ...]
     newest_rank: tuple[int, ...]  # model position -> 0 for the newest release
 
+    def __init__(
+        self,
+        vocab: tuple[str, ...],
+        vocab_ids: dict[str, int],
+        postings: tuple[tuple[int, ...], ...],
+        key_lengths: tuple[int, ...],
+        owners: tuple[int, ...],
+        models: tuple[ModelSpec, ...],
+        newest_rank: tuple[int, ...],
+    ) -> None:
+        self.vocab = vocab
+        self.vocab_ids = vocab_ids
+        self.postings = postings
+        self.key_lengths = key_lengths
+        self.owners = owners
+        self.models = models
+        self.newest_rank = newest_rank
+
     def __reduce__(self) -> tuple[type[CompletionKeys], tuple[object, ...]]:
-        """Pickled field by field (the catalog cache): compiled (deploy/native.py), a frozen
-        class has no ``__dict__`` for pickle to restore."""
-        return CompletionKeys, tuple(getattr(self, f.name) for f in fields(self))
+        """Pickled field by field (the catalog cache): compiled (deploy/native.py), a class
+        with required ``__init__`` arguments cannot be rebuilt without them."""
+        return CompletionKeys, tuple(getattr(self, n) for n in _COMPLETION_FIELDS)
 
 
 def _completion_keys(models: tuple[ModelSpec, ...], rank: list[int]) -> CompletionKeys:

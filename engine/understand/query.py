@@ -1,21 +1,34 @@
 """What the parser read from one message: each slot ``None`` when the person did not say it.
 
-Each class writes its ``__init__`` out instead of letting the dataclass generate it: compiled
-(deploy/native.py) a dataclass's generated methods run as Python, a written one is native and
-the fields are then read as C struct members. The dataclass still gives ``==``, ``repr`` and
-``fields()``; ``__reduce__`` gives ``copy`` and pickle (compiled, a class with required
+Plain classes with their slots written out, not dataclasses: importing ``dataclasses`` and
+decorating costs a cold start more than these types ever do (docs/BENCHMARKS.md), and compiled
+(deploy/native.py) a written ``__init__`` is native and the fields are read as C struct
+members. Each class's ``*_FIELDS`` lists its fields (its ``__slots__``; ``==`` and ``repr``
+go by it); ``__reduce__`` gives ``copy`` and pickle (compiled, a class with required
 ``__init__`` arguments cannot be rebuilt without them).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Final
 
 from engine.models import Lang, ModelSpec, Task
 
 
-@dataclass(slots=True, init=False)
+def _same(a: object, b: object, names: tuple[str, ...]) -> bool:
+    return all(getattr(a, n) == getattr(b, n) for n in names)
+
+
+def _shown(a: object, names: tuple[str, ...]) -> str:
+    return f"{type(a).__qualname__}({', '.join(f'{n}={getattr(a, n)!r}' for n in names)})"
+
+
+CARD_ASK_FIELDS: Final = ("name", "count", "several", "said_gb")
+MODEL_MATCH_FIELDS: Final = ("model", "score")
+
+
 class CardAsk:
+    __slots__ = CARD_ASK_FIELDS
     name: str
     count: int | None
     several: bool  # "on h100s", "na kilku a100": no count, but more than one may do
@@ -36,9 +49,15 @@ class CardAsk:
     def __reduce__(self) -> tuple[type[CardAsk], tuple[str, int | None, bool, float | None]]:
         return CardAsk, (self.name, self.count, self.several, self.said_gb)
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CardAsk) and _same(self, other, CARD_ASK_FIELDS)
 
-@dataclass(slots=True, init=False)
+    def __repr__(self) -> str:
+        return _shown(self, CARD_ASK_FIELDS)
+
+
 class ModelMatch:
+    __slots__ = MODEL_MATCH_FIELDS
     model: ModelSpec
     score: float
 
@@ -48,10 +67,65 @@ class ModelMatch:
     def __reduce__(self) -> tuple[type[ModelMatch], tuple[ModelSpec, float]]:
         return ModelMatch, (self.model, self.score)
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ModelMatch) and _same(self, other, MODEL_MATCH_FIELDS)
 
-@dataclass(slots=True, init=False)
+    def __repr__(self) -> str:
+        return _shown(self, MODEL_MATCH_FIELDS)
+
+
+QUERY_FIELDS: Final = (
+    "text",
+    "lang",
+    "task",
+    "task_generic",
+    "precision",
+    "extra_precisions",
+    "unknown_precisions",
+    "kv_dtype",
+    "context_tokens",
+    "batch",
+    "size_b",
+    "bad_size_b",
+    "model",
+    "model_score",
+    "others",
+    "model_words",
+    "unmatched_model",
+    "cards",
+    "owned",
+    "count",
+    "vram_gb",
+    "budget_usd",
+    "faq_topic",
+    "wants_fit",
+    "wants_what_fits",
+    "wants_limit",
+    "wants_cards",
+    "wants_card_info",
+    "wants_help",
+    "wants_hourly",
+    "followup",
+    "short",
+    "truncated",
+    "unified",
+    "invalid",
+    "other_money",
+    "variant",
+    "variant_word",
+    "pasted",
+    "config_error",
+    "pasted_guessed",
+    "shape",
+    "alternatives",
+    "rig",
+)
+
+
 class Query:
     """What the text says; ``None`` means the person did not say it."""
+
+    __slots__ = QUERY_FIELDS
 
     text: str
     lang: Lang | None
@@ -141,6 +215,12 @@ class Query:
                 self.budget_usd,
             )
         ) or bool(self.cards or self.owned)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Query) and _same(self, other, QUERY_FIELDS)
+
+    def __repr__(self) -> str:
+        return _shown(self, QUERY_FIELDS)
 
 
 def new_query(text: str, truncated: bool, lang: Lang | None) -> Query:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import copy
 import pickle
-from dataclasses import fields, replace
 
 from engine import catalog_memo, load_catalog
 from engine.catalog import Catalog
@@ -14,7 +13,7 @@ from engine.catalog_memo import per_catalog
 from engine.kinds.base import as_float
 from engine.limits import MAX_TOKENS, tokens
 from engine.sizing import Breakdown
-from engine.understand.query import CardAsk, ModelMatch, Query, new_query
+from engine.understand.query import QUERY_FIELDS, CardAsk, ModelMatch, Query, new_query
 
 # What each slot of a fresh query holds: "not said".
 UNSAID = {"model_score": 0.0, "model_words": "", "pasted_guessed": (), "shape": {}}
@@ -25,18 +24,18 @@ FLAGS = {"task_generic", "unmatched_model", "followup", "unified", "rig"}
 def test_a_new_query_has_every_slot_unsaid_but_the_ones_given() -> None:
     q = new_query("70b int4", True, "pl")
     assert (q.text, q.truncated, q.lang) == ("70b int4", True, "pl")
-    for f in fields(Query):
-        if f.name in ("text", "truncated", "lang"):
+    for name in QUERY_FIELDS:
+        if name in ("text", "truncated", "lang"):
             continue
-        v = getattr(q, f.name)  # every slot is set: none raises AttributeError
-        if f.name in LISTS:
-            assert v == [], f.name
-        elif f.name in UNSAID:
-            assert v == UNSAID[f.name], f.name
-        elif f.name in FLAGS or (f.name.startswith("wants_") and f.name != "wants_limit"):
-            assert v is False, f.name
+        v = getattr(q, name)  # every slot is set: none raises AttributeError
+        if name in LISTS:
+            assert v == [], name
+        elif name in UNSAID:
+            assert v == UNSAID[name], name
+        elif name in FLAGS or (name.startswith("wants_") and name != "wants_limit"):
+            assert v is False, name
         else:
-            assert v is None, f.name
+            assert v is None, name
     assert q == Query("70b int4", True, "pl") and q != Query("70b int4", False, "pl")
 
 
@@ -80,7 +79,7 @@ def test_per_catalog_computes_once_per_catalog_object() -> None:
     name = f"{__name__}.{built.__qualname__}"
     try:
         one = load_catalog()
-        two = replace(one, memo={})
+        two = one.model_copy(update={"memo": {}})
         assert (index(one), index(one), index(two), index(one)) == (1, 1, 2, 1)
         assert one.memo[name] == 1 and catalog_memo._BUILDERS[name] is index
     finally:  # built for this test only, not for every catalog the cache writes
