@@ -8,13 +8,14 @@ asked to reload keeps its old catalog.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from engine import catalog_cache
-from engine.datafiles import check_messages, check_models, check_owned, declared_count, validate
+from engine.datafile_read import load_messages, read_yaml
+from engine.datafiles import check_fleet, check_models, check_owned, declared_count, validate
 from engine.errors import CatalogError
+from engine.frozen import _SET, FrozenInstanceError
 from engine.lazyre import lazy
 from engine.models import (
     LANGS,
@@ -54,9 +55,12 @@ def norm(text: str) -> str:
     return _SEPARATORS.sub(" ", text.strip().lower())  # the pattern's own method: no re.sub frames
 
 
-@dataclass(frozen=True, eq=False)
 class Catalog:
-    """Everything the engine knows, indexed for fast lookup. Passed in, never global."""
+    """Everything the engine knows, indexed for fast lookup. Passed in, never global.
+
+    Immutable and compared by identity; a plain class rather than a dataclass, whose import
+    and decoration cost more of a cold start than the catalog's own loading.
+    """
 
     data_dir: Path
     fleet: CardsFile
@@ -67,35 +71,99 @@ class Catalog:
     faq: tuple[FaqTopic, ...]
     messages: dict[str, dict[str, str]]
     price_books: dict[str, PriceBook]
-    price_book: str = "monthly"
-    card_by_name: dict[str, Card] = field(default_factory=dict)
-    card_alias: dict[str, str] = field(default_factory=dict)
-    model_by_id: dict[str, ModelSpec] = field(default_factory=dict)
-    precision_by_name: dict[str, Precision] = field(default_factory=dict)
-    precision_alias: dict[str, str] = field(default_factory=dict)
-    kv_by_name: dict[str, KvDtype] = field(default_factory=dict)
-    kv_alias: dict[str, str] = field(default_factory=dict)
-    owned_by_name: dict[str, OwnedCard] = field(default_factory=dict)  # hardware.yaml
-    owned_alias: dict[str, str] = field(default_factory=dict)
+    price_book: str
+    card_by_name: dict[str, Card]
+    card_alias: dict[str, str]
+    model_by_id: dict[str, ModelSpec]
+    precision_by_name: dict[str, Precision]
+    precision_alias: dict[str, str]
+    kv_by_name: dict[str, KvDtype]
+    kv_alias: dict[str, str]
+    owned_by_name: dict[str, OwnedCard]  # hardware.yaml
+    owned_alias: dict[str, str]
     # Indexes built from this catalog by functions marked @per_catalog, by function name:
     # kept with the catalog (and in its cache file), so a cached start rebuilds none of them.
-    memo: dict[str, Any] = field(default_factory=dict, repr=False)
+    memo: dict[str, Any]
     # The monthly catalog this one was priced from by another book (None: this is it). Card
     # facts a book does not rent (the FAQ's fixed examples) are read from there.
-    base: Catalog | None = field(default=None, repr=False)
-    # The date of the prices: the price book's, else cards.yaml's (set by __post_init__).
-    prices_as_of: str = field(init=False, repr=False)
+    base: Catalog | None
+    # The date of the prices: the price book's, else cards.yaml's. Read once an answer
+    # (engine.kinds.base): a stored field is one attribute read, where a property is a Python
+    # call into this module, which stays Python when compiled.
+    prices_as_of: str
+
+    def __init__(
+        self,
+        data_dir: Path,
+        fleet: CardsFile,
+        models: tuple[ModelSpec, ...],
+        precisions: tuple[Precision, ...],
+        kv_dtypes: tuple[KvDtype, ...],
+        shapes: tuple[Shape, ...],
+        faq: tuple[FaqTopic, ...],
+        messages: dict[str, dict[str, str]],
+        price_books: dict[str, PriceBook],
+        price_book: str = "monthly",
+        card_by_name: dict[str, Card] | None = None,
+        card_alias: dict[str, str] | None = None,
+        model_by_id: dict[str, ModelSpec] | None = None,
+        precision_by_name: dict[str, Precision] | None = None,
+        precision_alias: dict[str, str] | None = None,
+        kv_by_name: dict[str, KvDtype] | None = None,
+        kv_alias: dict[str, str] | None = None,
+        owned_by_name: dict[str, OwnedCard] | None = None,
+        owned_alias: dict[str, str] | None = None,
+        memo: dict[str, Any] | None = None,
+        base: Catalog | None = None,
+    ) -> None:
+        book = price_books[price_book] if price_book != "monthly" else None
+        _SET(
+            self,
+            "__dict__",
+            {
+                "data_dir": data_dir,
+                "fleet": fleet,
+                "models": models,
+                "precisions": precisions,
+                "kv_dtypes": kv_dtypes,
+                "shapes": shapes,
+                "faq": faq,
+                "messages": messages,
+                "price_books": price_books,
+                "price_book": price_book,
+                "card_by_name": {} if card_by_name is None else card_by_name,
+                "card_alias": {} if card_alias is None else card_alias,
+                "model_by_id": {} if model_by_id is None else model_by_id,
+                "precision_by_name": {} if precision_by_name is None else precision_by_name,
+                "precision_alias": {} if precision_alias is None else precision_alias,
+                "kv_by_name": {} if kv_by_name is None else kv_by_name,
+                "kv_alias": {} if kv_alias is None else kv_alias,
+                "owned_by_name": {} if owned_by_name is None else owned_by_name,
+                "owned_alias": {} if owned_alias is None else owned_alias,
+                "memo": {} if memo is None else memo,
+                "base": base,
+                "prices_as_of": fleet.provider.prices_as_of if book is None else book.prices_as_of,
+            },
+        )
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __repr__(self) -> str:
+        return f"Catalog(data_dir={self.data_dir!r}, price_book={self.price_book!r})"
+
+    def model_copy(self, *, update: dict[str, Any] | None = None) -> Catalog:
+        """A shallow copy with ``update`` applied (a fresh ``memo`` builds its own indexes)."""
+        new = object.__new__(Catalog)
+        _SET(new, "__dict__", {**self.__dict__, **(update or {})})
+        return new
 
     @property
     def cards(self) -> list[Card]:
         return list(self.card_by_name.values())
-
-    def __post_init__(self) -> None:
-        # read once an answer (engine.kinds.base): a stored field is one attribute read, where
-        # a property is a Python call into this module, which stays Python when compiled
-        book = self.price_books[self.price_book] if self.price_book != "monthly" else None
-        as_of = book.prices_as_of if book is not None else self.fleet.provider.prices_as_of
-        object.__setattr__(self, "prices_as_of", as_of)
 
     def card(self, name: str) -> Card | None:
         """Resolve a card by catalog name or alias (``4090``, ``h100``, ``mi300``)."""
@@ -175,34 +243,6 @@ class Catalog:
         return priced
 
 
-def _read_yaml(path: Path, name: str | None = None) -> Any:
-    """Parse one file; ``name`` is how errors call it (``messages/pl.yaml``)."""
-    name = name or path.name
-    if not path.exists():
-        raise CatalogError(name, None, None, "file is missing")
-    try:
-        blob = path.read_bytes()
-    except OSError as exc:
-        raise CatalogError(name, None, None, f"cannot be read: {exc.strerror}") from exc
-    try:
-        text = blob.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = blob[: exc.start].count(b"\n") + 1
-        raise CatalogError(
-            name, None, None, f"not valid UTF-8 at line {line} (byte {exc.start})"
-        ) from exc
-    import yaml  # only when data is parsed: a cached catalog needs neither yaml nor pydantic
-
-    # libyaml's loader is about 7x faster than the pure-Python one; both are the safe loader.
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    try:
-        return yaml.load(text, Loader=loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise CatalogError(name, None, None, f"not valid YAML{where}") from exc
-
-
 def fleet_shrink(old: Catalog, new: Catalog) -> str | None:
     """Why a reload that loses cards under an unchanged price-list date is refused, or None.
 
@@ -238,60 +278,6 @@ def _unique(
     return out
 
 
-def _check_fleet(fleet: CardsFile, books: dict[str, PriceBook]) -> None:
-    f = "cards.yaml"
-    names = {c.name for c in fleet.cards}
-    if len(names) != len(fleet.cards):
-        raise CatalogError(f, None, "cards.name", "duplicate card name")
-    counts = {d.count for d in fleet.discounts}
-    regions = {r.id for r in fleet.provider.regions}
-    for c in fleet.cards:
-        for n in c.set_sizes:
-            if n < 2 or n not in counts:
-                raise CatalogError(f, c.name, "set_sizes", f"{n} has no discount tier")
-        if c.min_count > 1 and c.min_count not in c.set_sizes:
-            raise CatalogError(f, c.name, "min_count", "must be one of set_sizes")
-        if c.desktop and c.min_count != 1:  # one bought card holds what one rented card does
-            raise CatalogError(f, c.name, "desktop", "a desktop card must be rentable singly")
-        for r in c.regions:
-            if r not in regions:
-                raise CatalogError(f, c.name, "regions", f"unknown region {r}")
-    if fleet.cluster.card not in names:
-        raise CatalogError(f, "cluster", "card", f"unknown card {fleet.cluster.card}")
-    for book in books.values():
-        for fld in ("hourly_usd", "min_count", "caveats", "market_low_hourly_usd"):
-            for name in getattr(book, fld):
-                if name not in names:
-                    raise CatalogError(f"pricebook_{book.name}.yaml", name, fld, "unknown card")
-
-
-def _load_messages(data_dir: Path) -> dict[str, dict[str, str]]:
-    """``messages/<lang>.yaml`` plus any ``messages/<part>.<lang>.yaml`` (one per adapter)."""
-    out: dict[str, dict[str, str]] = {}
-    origin: dict[str, str] = {}
-    folder = data_dir / "messages"
-    parts = sorted({p.name.split(".")[0] for lang in LANGS for p in folder.glob(f"*.{lang}.yaml")})
-    for lang in LANGS:
-        table: dict[str, str] = {}
-        for part in ("", *parts):
-            path = folder / (f"{part}.{lang}.yaml" if part else f"{lang}.yaml")
-            name = f"messages/{path.name}"
-            raw = _read_yaml(path, name)
-            if not isinstance(raw, dict):
-                raise CatalogError(name, None, None, "top level must be a mapping")
-            for key, value in raw.items():
-                if not isinstance(value, str):
-                    raise CatalogError(name, str(key), None, "message must be a string")
-                if str(key) in table:
-                    raise CatalogError(name, str(key), None, "message is defined twice")
-                table[str(key)] = value
-                if lang == "en":
-                    origin[str(key)] = part
-        out[lang] = table
-    check_messages(out, origin)
-    return out
-
-
 def load_catalog(
     data_dir: Path | str | None = None,
     price_book: str = "monthly",
@@ -319,18 +305,18 @@ def load_catalog(
 
 def _load(d: Path, price_book: str) -> Catalog:
     """The full load: parse every file, validate it with pydantic, cross-check."""
-    fleet_raw = declared_count(_read_yaml(d / "cards.yaml"), "cards.yaml", "cards")
+    fleet_raw = declared_count(read_yaml(d / "cards.yaml"), "cards.yaml", "cards")
     fleet = validate(CardsFile, fleet_raw, "cards.yaml")
-    models = validate(ModelsFile, _read_yaml(d / "models.yaml"), "models.yaml").models
-    precisions = validate(PrecisionsFile, _read_yaml(d / "precisions.yaml"), "precisions.yaml")
-    shapes = validate(ShapesFile, _read_yaml(d / "shapes.yaml"), "shapes.yaml").shapes
-    faq = validate(FaqFile, _read_yaml(d / "faq.yaml"), "faq.yaml").topics
-    book = validate(PriceBook, _read_yaml(d / "pricebook_hourly.yaml"), "pricebook_hourly.yaml")
+    models = validate(ModelsFile, read_yaml(d / "models.yaml"), "models.yaml").models
+    precisions = validate(PrecisionsFile, read_yaml(d / "precisions.yaml"), "precisions.yaml")
+    shapes = validate(ShapesFile, read_yaml(d / "shapes.yaml"), "shapes.yaml").shapes
+    faq = validate(FaqFile, read_yaml(d / "faq.yaml"), "faq.yaml").topics
+    book = validate(PriceBook, read_yaml(d / "pricebook_hourly.yaml"), "pricebook_hourly.yaml")
     books = {book.name: book}
-    hw_raw = declared_count(_read_yaml(d / "hardware.yaml"), "hardware.yaml", "cards")
+    hw_raw = declared_count(read_yaml(d / "hardware.yaml"), "hardware.yaml", "cards")
     owned = validate(HardwareFile, hw_raw, "hardware.yaml")
-    messages = _load_messages(d)
-    _check_fleet(fleet, books)
+    messages = load_messages(d)
+    check_fleet(fleet, books)
     check_models(models, {p.name for p in precisions.precisions})
     seen_topics: set[str] = set()
     for t in faq:

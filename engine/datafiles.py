@@ -1,9 +1,9 @@
-"""Checks on one data file at a time: schema validation with precise messages, declared entry
-counts, and the message tables' completeness. pydantic is imported on first use, so a
-process answering from a cached catalog never loads it.
+"""Checks on the parsed data files: schema validation with precise messages, declared entry
+counts, the message tables' completeness, and the fleet against the price books. pydantic is
+imported on first use, so a process answering from a cached catalog never loads it.
 
 Every problem is a :class:`CatalogError` naming the file, the entry and the field; the catalog
-(``engine.catalog``) reads the files and adds the cross-file checks.
+(``engine.catalog``) runs these checks and adds the alias clashes it finds while indexing.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from engine.errors import CatalogError
 from engine.frozen import Frozen
 from engine.lazyre import lazy
-from engine.models import LANGS, HardwareFile, ModelSpec
+from engine.models import LANGS, CardsFile, HardwareFile, ModelSpec, PriceBook
 
 _PLACEHOLDER = lazy(r"\{(\w+)")
 
@@ -203,3 +203,31 @@ def check_owned(hardware: HardwareFile, card_alias: dict[str, str], norm: Any) -
                 )
             out[key] = c.name
     return out
+
+
+def check_fleet(fleet: CardsFile, books: dict[str, PriceBook]) -> None:  # noqa: C901 (one list of checks)
+    """Cross-check cards.yaml with itself and the price books (tiers, regions, card names)."""
+    f = "cards.yaml"
+    names = {c.name for c in fleet.cards}
+    if len(names) != len(fleet.cards):
+        raise CatalogError(f, None, "cards.name", "duplicate card name")
+    counts = {d.count for d in fleet.discounts}
+    regions = {r.id for r in fleet.provider.regions}
+    for c in fleet.cards:
+        for n in c.set_sizes:
+            if n < 2 or n not in counts:
+                raise CatalogError(f, c.name, "set_sizes", f"{n} has no discount tier")
+        if c.min_count > 1 and c.min_count not in c.set_sizes:
+            raise CatalogError(f, c.name, "min_count", "must be one of set_sizes")
+        if c.desktop and c.min_count != 1:  # one bought card holds what one rented card does
+            raise CatalogError(f, c.name, "desktop", "a desktop card must be rentable singly")
+        for r in c.regions:
+            if r not in regions:
+                raise CatalogError(f, c.name, "regions", f"unknown region {r}")
+    if fleet.cluster.card not in names:
+        raise CatalogError(f, "cluster", "card", f"unknown card {fleet.cluster.card}")
+    for book in books.values():
+        for fld in ("hourly_usd", "min_count", "caveats", "market_low_hourly_usd"):
+            for name in getattr(book, fld):
+                if name not in names:
+                    raise CatalogError(f"pricebook_{book.name}.yaml", name, fld, "unknown card")

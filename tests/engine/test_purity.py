@@ -52,9 +52,9 @@ def test_engine_never_configures_logging() -> None:
             assert call not in text, f"{path.name} calls {call}"
 
 
-def test_yaml_is_read_only_by_the_catalog() -> None:
+def test_yaml_is_read_only_by_the_data_reader() -> None:
     users = {p.name for p in ENGINE.rglob("*.py") if "yaml" in imported_roots(p)}
-    assert users == {"catalog.py"}
+    assert users == {"datafile_read.py"}
 
 
 def test_public_api_is_pinned() -> None:
