@@ -73,7 +73,13 @@ def build(opt_level: str) -> int:
     os.chdir(ROOT)  # mypy reads the sources by their paths from the root, with its settings
     paths = modules()
     with tempfile.TemporaryDirectory() as tmp:
-        ext = mypycify(paths, opt_level=opt_level, group_name=GROUP, target_dir=tmp + "/c")
+        # One C file per module rather than one for the group: gcc takes about a third of the
+        # time (80 s against 220 s on two cores here), at the same instructions per answer.
+        ext = mypycify(
+            paths, opt_level=opt_level, group_name=GROUP, target_dir=tmp + "/c", multi_file=True
+        )
+        for e in ext:  # mypyc writes the group's headers under the package's folder
+            e.include_dirs.append(tmp + "/c/" + GROUP.split(".")[0])
         setup(
             name="vramchat-native",
             ext_modules=ext,
