@@ -59,6 +59,7 @@ check-data: $(STAMP)
 	$(BIN)/vram check-data
 
 # Regenerate the lock files after changing dependencies in pyproject.toml.
+# The builder's mypyc (mypy's) with what it imports, at the test lock's versions.
 lock: $(BIN)/python
 	$(BIN)/pip install -q uv
 	$(BIN)/uv pip compile pyproject.toml -q --python-version 3.11 -o requirements.lock
@@ -66,6 +67,10 @@ lock: $(BIN)/python
 	( printf '# The image installs exactly these pins, each with its hashes (pip --require-hashes).\n# Same versions as ../requirements.lock; regenerate both with `make lock`.\n'; \
 	  $(BIN)/uv pip compile requirements.lock -q --python-version 3.11 --generate-hashes --no-header \
 	    --index-url https://pypi.org/simple ) > deploy/requirements.image.lock
+	( printf '# The image builder compiles the engine with mypyc from exactly these pins, hashed (pip\n# --require-hashes); the same versions as ../requirements-test.lock. Regenerate with `make lock`.\n'; \
+	  grep -E '^(mypy|types-pyyaml)==' requirements-test.lock | $(BIN)/uv pip compile - -q --python-version 3.11 \
+	    -c requirements-test.lock --generate-hashes --no-header --index-url https://pypi.org/simple ) \
+	  > deploy/requirements.native.lock
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis engine/_native.txt

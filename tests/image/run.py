@@ -216,6 +216,28 @@ async def test_prebuilt_cache(podman: Podman) -> None:
         expect(imported(err, "yaml"), "... and that start did parse the YAML (the check can fail)")
 
 
+async def test_compiled_engine(podman: Podman) -> None:
+    """The image's engine runs compiled (the Dockerfile's NATIVE=1 default): every module the
+    build lists loads from its C extension, not from a stale or missing build's sources;
+    and the runtime stage carries no compiler."""
+    print("compiled engine", flush=True)
+    code = (
+        "import importlib, pathlib, engine\n"
+        "names = (pathlib.Path(engine.__file__).parent / '_native.txt').read_text().split()\n"
+        "so = [n for n in names if str(importlib.import_module(n).__file__).endswith('.so')]\n"
+        "print(len(names), len(so))"
+    )
+    run = ["run", "--rm", "--network=host", "--read-only", "--cap-drop=ALL", podman.image]
+    rc, out, err = await podman(*run, "python3", "-c", code)
+    counts = out.split()
+    expect(
+        rc == 0 and len(counts) == 2 and counts[0] == counts[1] != "0" and "vramchat:" not in err,
+        f"{' of '.join(counts[::-1]) or 'none'} listed modules load compiled",
+    )
+    rc, _, _ = await podman(*run, "sh", "-c", "command -v gcc || command -v cc")
+    expect(rc != 0, "no C compiler in the runtime image")
+
+
 # --------------------------------------------------------------------------- the desk
 
 
@@ -394,6 +416,7 @@ async def main() -> int:
     try:
         rc, uid, _ = await podman("run", "--rm", args.image, "id", "-u")
         expect(rc == 0 and uid.strip() != "0", f"the image's user is uid {uid.strip()}, not root")
+        await test_compiled_engine(podman)
         await test_prebuilt_cache(podman)
         await test_desk(podman, timings)
         await test_telegram(podman, tg, timings)

@@ -128,6 +128,36 @@ def test_image_lock_has_the_same_pins_as_requirements_lock_each_hashed():
         assert re.search(r"--hash=sha256:[0-9a-f]{64}", entry), entry.splitlines()[0]
 
 
+def test_native_lock_has_the_test_locks_pins_each_hashed():
+    """The builder's mypyc is the one the suite type-checks with, and nothing unhashed."""
+    native = DEPLOY / "requirements.native.lock"
+    pins = locked(native)
+    test = locked(ROOT / "requirements-test.lock")
+    assert "mypy" in pins and all(test.get(name) == version for name, version in pins.items())
+    entries = re.split(r"\n(?=[A-Za-z0-9_.-]+==)", native.read_text(encoding="utf-8"))
+    for entry in (e for e in entries if re.match(r"[A-Za-z0-9_.-]+==", e)):
+        assert re.search(r"--hash=sha256:[0-9a-f]{64}", entry), entry.splitlines()[0]
+
+
+def test_dockerfile_compiles_the_engine_in_the_builder_only():
+    """NATIVE=1 (the default) builds the C modules after the sources arrive and before the
+    bytecode; the compiler and mypy stay in the builder stage."""
+    steps = dockerfile()
+    assert ("ARG", "NATIVE=1") in steps
+    final = len(steps) - 1 - [op for op, _ in steps][::-1].index("FROM")
+    runs = [(i, args) for i, (op, args) in enumerate(steps) if op == "RUN"]
+    tools = next(i for i, args in runs if "apt-get install" in args and "gcc" in args)
+    lock = next(i for i, args in runs if "requirements.native.lock" in args)
+    assert "--require-hashes" in steps[lock][1] and "/opt/build/bin/pip" in steps[lock][1]
+    build = next(i for i, args in runs if "deploy/native.py" in args)
+    source = min(i for i, (op, args) in enumerate(steps) if op == "COPY" and "engine/" in args)
+    compile_ = next(i for i, args in runs if "compileall" in args)
+    assert tools <= lock < source < build < compile_ < final
+    assert "rm -rf /app/deploy" in steps[build][1]
+    tail = " ".join(args for _, args in steps[final:])
+    assert "gcc" not in tail and "/opt/build" not in tail
+
+
 def test_dockerignore_keeps_secrets_out_of_the_build_context():
     ignore = (DEPLOY / "Dockerfile.dockerignore").read_text(encoding="utf-8").splitlines()
     assert "**" in ignore  # deny by default, then allow only what the image needs
