@@ -365,6 +365,9 @@ def _dispatch(b: Builder) -> Answer:
         return invalid_option(b, "budget_currency", q.other_money)
     if q.other_money is not None and not buy_money:  # a model was asked about too: say so
         b.caveat("other_currency", value=q.other_money)
+    if q.system_ram_gb is not None:  # "3090 + 64gb ram": memory the card cannot use
+        alone = "caveat.system_ram_alone" if merged is None else None  # nothing sized
+        b.caveat("system_ram", alone, ram=b.gb(q.system_ram_gb))
     if merged is None:
         if q.faq_topic is not None and not q.budget_usd:
             return faq(b, q.faq_topic)

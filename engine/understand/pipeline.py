@@ -91,7 +91,15 @@ from engine.understand.patterns import (
 from engine.understand.periods import cut_money, says_rent_terms
 from engine.understand.query import CardAsk, Query, new_query
 from engine.understand.rig import rig_of
-from engine.understand.slots import bound, cut, money, read_numbers, read_shape, size_from
+from engine.understand.slots import (
+    bound,
+    cut,
+    money,
+    read_numbers,
+    read_shape,
+    read_system_ram,
+    size_from,
+)
 from engine.understand.stop_words import chat_words
 from engine.understand.variants import ada_spelling, amount_after, unknown_card, variant_word
 
@@ -198,6 +206,8 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     elif flags & HAS_LIMIT_BATCH and LIMIT_BATCH_ASKS.search(s) and LIMIT_BATCH.search(s):
         q.wants_limit = "batch"
 
+    if digits and ("ram" in s or "ddr" in s or "แรม" in s) and not MAC.search(s):
+        s = read_system_ram(q, s)  # "3090 + 64gb ram": not the card's amount, nor a VRAM
     ada = "a6000" in s
     if ada:  # "a6000 ada": the RTX 6000 Ada, not the RTX A6000 (its "rtx" is not in ``flags``)
         s = ada_spelling(s)

@@ -65,6 +65,30 @@ GROUP: Final = lazy(
 )
 
 
+# System RAM said beside the GPU ("3090 and 64gb ram", "64 GB DDR5", "ram: 32gb", "64gb ramu",
+# "แรม 64gb"): memory the card cannot use, never a VRAM amount. "gpu ram 24gb", "24gb gddr6x"
+# and a Mac's unified memory stay what they were.
+_RAM_AMOUNT: Final = r"(\d(?<![\w.]\d)\d*(?:[.,]\d+)?)\s*(gb|gib|g)\b"
+SYSTEM_RAM: Final = lazy(
+    _RAM_AMOUNT + r"\s*(?:of\s+)?(?:(?:system|sys|cpu)\s+)?(?:ddr\d\w*\s+)?"
+    r"(?:ram\w*|แรม(?!\w)|ddr\d\w*|system\s+memory|pami[eę]ci\s+(?:ram\w*|systemowej))"
+    r"|(?<![\w.])(?<!gpu )(?<!video )(?<!graphics )(?:(?:system|sys|cpu)\s+)?(?:ram|ramu|แรม|ddr\d\w*)"
+    r"\s*[:=]?\s*" + _RAM_AMOUNT
+)
+
+
+def read_system_ram(q: Query, s: str) -> str:
+    """Cut the system RAM said from ``s`` (before the cards, whose own amount it is not);
+    its gate: "ram", "ddr" or "แรม" in ``s``, and no Mac (whose RAM is the GPU's memory)."""
+    if m := SYSTEM_RAM.search(s):
+        amount = num(m.group(1) or m.group(3))
+        unit = m.group(2) or m.group(4)
+        if 0 < amount <= MAX_VRAM_GB:
+            q.system_ram_gb = amount * GIB_GB if unit == "gib" else amount
+        s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
+    return s
+
+
 def num(text: str) -> float:
     return float(text.replace(",", ".").replace(" ", ""))
 
@@ -130,6 +154,9 @@ def read_numbers(  # noqa: C901 (one list of gated slots)
         q.batch = int(m.group(1)) + 1 if m.group(1) else int(m.group(2))
         s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
 
+    ram = q.system_ram_gb  # "a 3090 and 24gb ram": the card's own memory, said loosely
+    if ram is not None and any(abs(words.card_vram[c.name] - ram) <= 1 for c in q.cards):
+        q.system_ram_gb = None
     if "g" in s and (m := VRAM_GB.search(s)):  # every form ends in "gb", "gib" or "g"
         amount = num(m.group(1))
         q.vram_gb = amount * GIB_GB if m.group(2) == "gib" else amount  # GB is 10^9 bytes
