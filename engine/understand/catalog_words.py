@@ -39,20 +39,6 @@ from engine.understand.query import Query
 NameContext = tuple[frozenset[str], tuple[frozenset[str], ...]]
 
 
-_WORDS_FIELDS: Final = (
-    "card_scan",
-    "precision",
-    "precision_compact",
-    "card_vram",
-    "name_numbers",
-    "name_contexts",
-    "version_sizes",
-    "card_of",
-    "words",
-    "precision_named",
-)
-
-
 class CatalogWords:
     """The catalog's spellings as regexes, and what the parser checks a card against."""
 
@@ -97,11 +83,6 @@ class CatalogWords:
         self.card_of = {} if card_of is None else card_of
         self.words = WordTable(()) if words is None else words
         self.precision_named = {} if precision_named is None else precision_named
-
-    def __reduce__(self) -> tuple[type[CatalogWords], tuple[object, ...]]:
-        """Pickled field by field (the catalog cache): compiled (deploy/native.py), a class
-        with required ``__init__`` arguments cannot be rebuilt without them."""
-        return CatalogWords, tuple(getattr(self, n) for n in _WORDS_FIELDS)
 
 
 def trie(words: set[str], space: str, behind: str = "") -> str:

@@ -35,9 +35,6 @@ _UNGATED: Final = ("falcon", "gpt2", "gpt_neox", "gptj", "bloom", "mpt", "starco
 _DTYPES: Final = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "half": "fp16"}
 
 
-_PASTED_FIELDS: Final = ("spec", "precision", "error", "missing", "span", "guessed")
-
-
 class Pasted:
     """What a paste gave: a shape and the precision it ships in, or why it cannot be read."""
 
@@ -63,11 +60,6 @@ class Pasted:
         self.missing = missing
         self.span = span
         self.guessed = guessed
-
-    def __reduce__(self) -> tuple[type[Pasted], tuple[object, ...]]:
-        """Pickled field by field (the catalog cache): compiled (deploy/native.py), a class
-        with required ``__init__`` arguments cannot be rebuilt without them."""
-        return Pasted, tuple(getattr(self, n) for n in _PASTED_FIELDS)
 
 
 # The keys a shape is sized without, each with the default it then takes: said back with the
