@@ -67,10 +67,12 @@ lock: $(BIN)/python
 	( printf '# The image installs exactly these pins, each with its hashes (pip --require-hashes).\n# Same versions as ../requirements.lock; regenerate both with `make lock`.\n'; \
 	  $(BIN)/uv pip compile requirements.lock -q --python-version 3.11 --generate-hashes --no-header \
 	    --index-url https://pypi.org/simple ) > deploy/requirements.image.lock
+	grep -E '^(mypy|types-pyyaml)==' requirements-test.lock > deploy/requirements.native.in
 	( printf '# The image builder compiles the engine with mypyc from exactly these pins, hashed (pip\n# --require-hashes); the same versions as ../requirements-test.lock. Regenerate with `make lock`.\n'; \
-	  grep -E '^(mypy|types-pyyaml)==' requirements-test.lock | $(BIN)/uv pip compile - -q --python-version 3.11 \
-	    -c requirements-test.lock --generate-hashes --no-header --index-url https://pypi.org/simple ) \
-	  > deploy/requirements.native.lock
+	  $(BIN)/uv pip compile deploy/requirements.native.in -q --python-version 3.11 -c requirements-test.lock \
+	    --generate-hashes --no-header --no-annotate --index-url https://pypi.org/simple ) \
+	  > deploy/requirements.native.lock.part
+	rm deploy/requirements.native.in && mv deploy/requirements.native.lock.part deploy/requirements.native.lock
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis engine/_native.txt

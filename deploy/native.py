@@ -3,9 +3,11 @@
     .venv/bin/python deploy/native.py          # build: engine/**/*.so next to the sources
     .venv/bin/python deploy/native.py --clean  # back to plain Python
 
-Optional: nothing needs it, and without it the same sources run as plain Python. A warm
-answer costs about a quarter fewer instructions compiled (docs/BENCHMARKS.md); the answers are
-the same (the test suite passes against either). It needs a C compiler and Python's headers.
+The image's builder stage runs it (deploy/Dockerfile, NATIVE=1); elsewhere it is optional,
+and without it the same sources run as plain Python. A warm answer costs about a third fewer
+instructions compiled (docs/BENCHMARKS.md); the answers are the same (the test suite passes
+against either, and the image test compares the image's answers with the plain engine's).
+It needs a C compiler and Python's headers.
 
 The build is in place (``build_ext --inplace``): each compiled module is a small ``.so`` next
 to its ``.py``, and all of them load one shared library, ``engine/_native__mypyc*.so``.

@@ -397,6 +397,7 @@ class RequestOptions(Frozen):
     ``kind`` asks for one answer kind whatever the text says (a command such as /gpus):
     ``"cards"`` (the fleet), ``"card"`` (the card in ``card``), ``"faq"`` (``faq_topic``)
     or ``"help"``; a ``faq_topic`` alone also asks for that FAQ answer.
+    Keyword arguments only, like every ``Frozen`` type; copy one with ``model_copy(update=)``.
     """
 
     model_id: str | None = None

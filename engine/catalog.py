@@ -156,9 +156,17 @@ class Catalog:
         return f"Catalog(data_dir={self.data_dir!r}, price_book={self.price_book!r})"
 
     def model_copy(self, *, update: dict[str, Any] | None = None) -> Catalog:
-        """A shallow copy with ``update`` applied (a fresh ``memo`` builds its own indexes)."""
+        """A shallow copy with ``update`` applied (a fresh ``memo`` builds its own indexes);
+        ``prices_as_of`` follows the fields it is read from, as ``__init__`` sets it."""
+        fields = {**self.__dict__, **(update or {})}
+        book = fields["price_book"]
+        fields["prices_as_of"] = (
+            fields["fleet"].provider.prices_as_of
+            if book == "monthly"
+            else fields["price_books"][book].prices_as_of
+        )
         new = object.__new__(Catalog)
-        _SET(new, "__dict__", {**self.__dict__, **(update or {})})
+        _SET(new, "__dict__", fields)
         return new
 
     @property

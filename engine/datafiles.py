@@ -3,7 +3,8 @@ counts, the message tables' completeness, and the fleet against the price books.
 imported on first use, so a process answering from a cached catalog never loads it.
 
 Every problem is a :class:`CatalogError` naming the file, the entry and the field; the catalog
-(``engine.catalog``) runs these checks and adds the alias clashes it finds while indexing.
+(``engine.catalog``) runs these checks and adds its own: FAQ topics against the messages, and
+the alias clashes it finds while indexing.
 """
 
 from __future__ import annotations

@@ -65,6 +65,8 @@ class _Field:
 
         if self.default_factory is not _MISSING:
             return dataclasses.field(default_factory=self.default_factory, repr=self.repr)
+        if self.default is _MISSING:  # required: pydantic must not see our marker as a value
+            return dataclasses.field(repr=self.repr)
         return dataclasses.field(default=self.default, repr=self.repr)
 
 

@@ -30,3 +30,30 @@ def test_a_catalog_read_back_answers_the_same() -> None:
     questions = ["70b int4 128k", "does qwen2.5 32b fit on my 4090?", "how to compute kv cache"]
     before = [ask(q, catalog=cat).to_json() for q in questions]
     assert [ask(q, catalog=back).to_json() for q in questions] == before
+
+
+def test_each_pickled_index_lists_every_field_in_its_init_order() -> None:
+    """``__reduce__`` rebuilds from the field tuple: a field missing there would be lost on
+    both sides of a round trip, so the tuple is checked against the class itself."""
+    import importlib
+    import inspect
+
+    mi = importlib.import_module(
+        "engine.understand.model_index"
+    )  # the package's name is a function
+    faq_match = importlib.import_module("engine.understand.faq_match")
+
+    for cls, names in (
+        (mi.ModelIndex, mi._INDEX_FIELDS),
+        (mi.CompletionKeys, mi._COMPLETION_FIELDS),
+        (faq_match.FaqIndex, faq_match._FAQ_FIELDS),
+    ):
+        params = list(inspect.signature(cls.__init__).parameters)[1:]
+        assert list(names) == params == list(cls.__annotations__), cls.__name__
+
+
+def test_a_catalog_copy_dates_its_prices_from_its_own_book() -> None:
+    cat = load_catalog()
+    hourly = cat.model_copy(update={"price_book": "hourly"})
+    assert hourly.prices_as_of == cat.price_books["hourly"].prices_as_of != cat.prices_as_of
+    assert hourly.model_copy(update={"price_book": "monthly"}).prices_as_of == cat.prices_as_of

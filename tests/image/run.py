@@ -234,8 +234,13 @@ async def test_compiled_engine(podman: Podman) -> None:
         rc == 0 and len(counts) == 2 and counts[0] == counts[1] != "0" and "vramchat:" not in err,
         f"{' of '.join(counts[::-1]) or 'none'} listed modules load compiled",
     )
-    rc, _, _ = await podman(*run, "sh", "-c", "command -v gcc || command -v cc")
-    expect(rc != 0, "no C compiler in the runtime image")
+    probe = "command -v gcc cc; test -e /opt/build && echo /opt/build; echo probed"
+    rc, out, _ = await podman(*run, "sh", "-c", probe)
+    expect(rc == 0 and out.split() == ["probed"], f"no compiler or build venv left: {out.split()}")
+    rc, out, _ = await podman(
+        *run, "python3", "-c", "import importlib.util as u; print(u.find_spec('mypy'))"
+    )
+    expect(rc == 0 and out.strip() == "None", "mypy is not in the runtime venv")
 
 
 # --------------------------------------------------------------------------- the desk
