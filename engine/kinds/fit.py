@@ -174,9 +174,10 @@ def mac_fit(b: Builder, hw: Hardware, req: Request, w: Workload) -> Fit:
     vram = hw.vram_gb
     f = fit_on(b, ladder.capacity_hardware(hw.label, gpu_share(vram)), req, w)
     whole = None if f.fits else fit_on(b, hw, req, w)
-    if whole is not None and whole.fits:
-        f = whole
-        f.__dict__["raise_limit_mb"] = raise_limit_mb(b.breakdown(req).total, vram)
+    if whole is not None and whole.fits:  # judged on the limit it says to set, not the whole
+        mb = raise_limit_mb(b.breakdown(req).total, vram)
+        f = fit_on(b, ladder.capacity_hardware(hw.label, mb * MIB_GB), req, w)
+        f.__dict__["raise_limit_mb"] = mb
     elif f.fits and req.task == "inference":  # the limits once the limit is raised
         p = ladder.probe(b, hw, req)
         steps = ladder.context_cap(req) // ladder.CTX_STEP
@@ -190,6 +191,7 @@ def mac_fit(b: Builder, hw: Hardware, req: Request, w: Workload) -> Fit:
     return f
 
 
+MIB_GB: Final = 2**20 / 1e9  # `iogpu.wired_limit_mb` counts MiB
 _new: Final = object.__new__
 _set: Final = object.__setattr__  # Frozen.__setattr__ refuses every assignment
 BRIDGE: Final = "NVLink bridge (pairs)"  # a bridge the person says their pair has

@@ -151,3 +151,15 @@ def test_a_follow_up_stays_on_the_mac(cat: Catalog) -> None:
     before = ask("70b on m2 ultra 192gb", catalog=cat)
     a = ask("and at 128k?", catalog=cat, previous=context_of(before))
     assert a.fit is not None and a.fit.mac == "Mac M2 Ultra" and a.fit.gpu_share_gb == 144.0
+
+
+def test_a_raised_limit_is_what_the_headroom_and_limits_are_judged_on(cat: Catalog) -> None:
+    """"Set wired_limit_mb=N" and "X GB to spare, up to K context" describe one setting: the
+    figures are on the N MiB the command gives the GPU, not on the whole memory."""
+    a = ask("70b fp16 on m2 ultra 192gb", catalog=cat)
+    f = a.fit
+    assert f is not None and a.memory_gb is not None and f.raise_limit_mb is not None
+    limit_gb = f.raise_limit_mb * 2**20 / 1e9
+    assert abs(f.headroom_gb - (limit_gb - a.memory_gb["total"])) < 1e-9
+    assert f.headroom_gb < 192 - a.memory_gb["total"] - 20  # not the whole memory's spare
+    assert f.vram_gb == 192.0  # the Mac is still named by its whole memory
