@@ -239,7 +239,9 @@ class Builder:
         if m.sliding_window and inference and req.context_tokens > m.sliding_window:
             add(mn.sliding or mn.make_sliding())
         if m.max_context_tokens and req.context_tokens > m.max_context_tokens:
-            add(mn.beyond or mn.make_beyond())
+            beyond = mn.beyond or mn.make_beyond()  # the first note: it undoes the verdict
+            if all(n.code != beyond.code for n in self.caveats):
+                self.caveats.insert(0, beyond)
         pn = made.get(req.precision)
         if pn is None:
             pn = precision_notes(self.voice, req.precision)
