@@ -170,6 +170,8 @@ def read_numbers(  # noqa: C901 (one list of gated slots)
     size_neighbor = ""
     if m := SIZE.search(s):
         q.size_b = size_from(m.group(1), m.group(2))
+        if s[m.start() - 1 : m.start()] == "-" and s[m.start() - 2 : m.start() - 1] in " ":
+            q.size_b = -q.size_b  # "-5b": refused as a size, like "0b" ("llama-3-8b" is not)
         before = s[: m.start()].rstrip()
         size_neighbor = before[before.rfind(" ") + 1 :]
         s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)

@@ -154,8 +154,8 @@ def test_a_follow_up_stays_on_the_mac(cat: Catalog) -> None:
 
 
 def test_a_raised_limit_is_what_the_headroom_and_limits_are_judged_on(cat: Catalog) -> None:
-    """"Set wired_limit_mb=N" and "X GB to spare, up to K context" describe one setting: the
-    figures are on the N MiB the command gives the GPU, not on the whole memory."""
+    """The command (wired_limit_mb=N) and "X GB to spare, up to K context" describe one
+    setting: the figures are on the N MiB the command gives the GPU, not the whole memory."""
     a = ask("70b fp16 on m2 ultra 192gb", catalog=cat)
     f = a.fit
     assert f is not None and a.memory_gb is not None and f.raise_limit_mb is not None

@@ -182,3 +182,20 @@ def test_an_unknown_card_with_its_amount_is_sized_as_that_amount() -> None:
     th = ask("qwen3 8b บน t4 ได้ไหม")
     assert th.kind == "error" and th.headline.startswith("ไม่รู้จัก T4")
     assert ask("qwen3 8b on l40s").to_json()["fit"]["card"] == "L40S"
+
+
+@pytest.mark.parametrize("text", ["-5b int4", "-70b on a 4090", "ile vram dla -13b?"])
+def test_a_size_below_zero_is_refused_as_a_size(text: str) -> None:
+    from engine.answer import default_catalog
+    from engine.understand import parse
+
+    q = parse(text, default_catalog())
+    assert q.size_b is None and q.bad_size_b is not None and q.bad_size_b < 0
+    assert ask(text).kind == "help"
+
+
+@pytest.mark.parametrize(("text", "size"), [("llama-3-8b", 8.0), ("qwen2.5-7b int4", 7.6)])
+def test_a_dash_inside_a_name_is_no_minus(text: str, size: float) -> None:
+    a = ask(text)
+    assert a.kind == "sizing" and a.request is not None
+    assert round(a.request.model.params_b, 1) == size
