@@ -279,7 +279,12 @@ def _best_each(v: Voice, items: list[tuple[Answer, str]]) -> list[str]:
     for a, n in items:
         f = a.fit
         assert f is not None
-        if f.best is not None:
+        lead = f.changes[0] if f.changes else None
+        if lead is not None and lead.change == "precision_kv" and lead.count == f.count:
+            # the item's own answer leads with this (a lighter KV cache too): said the same
+            prec, kv, room = lead.precision.upper(), lead.kv_dtype, v.room(lead.headroom_gb)
+            parts.append(v.t("compare.best_at_kv", name=n, prec=prec, kv=kv, headroom=room))
+        elif f.best is not None:
             prec, room = f.best.precision.upper(), v.room(f.best.headroom_gb)
             parts.append(v.t("compare.best_at", name=n, prec=prec, headroom=room))
         elif len(f.options) > 1:  # a ladder: even its lightest rung does not fit
