@@ -171,17 +171,17 @@ def describe_limit(
         lines = [v.t("limit.no_fit", prec=req.precision.upper(), card=_card(lim))]
     lines += [_option_line(v, o, req) for o in lim.options]
     mem = a.memory_gb
-    sections = [
-        section(v.t("section.limit"), lines),
-        section(
-            v.t("section.memory"),
-            [
-                memory_line(v, "weights", mem["weights"]),
-                memory_line(v, "overhead", mem["overhead"]),
-            ],
-        ),
-    ]
     per_token = a.kv_bytes_per_token or 0
+    memory = [
+        memory_line(v, "weights", mem["weights"]),
+        memory_line(v, "overhead", mem["overhead"]),
+    ]
+    if mctx and per_token:  # the cache the longest context fills, and what that adds up to
+        kv_gb = mctx * per_token * req.batch / GB
+        kb = v.nums[0][per_token / 1000]
+        memory.append(v.t("limit.kv_at_max", label=f"{mctx / 1024:.0f}k", gb=v.gbs[kv_gb], kb=kb))
+        memory.append(v.t("mem.total", gb=v.gbs[mem["weights"] + mem["overhead"] + kv_gb]))
+    sections = [section(v.t("section.limit"), lines), section(v.t("section.memory"), memory)]
     mathl = [
         v.t(
             "math.limit",

@@ -166,3 +166,19 @@ def test_a100_h100_numbers(cat: Catalog) -> None:
     )
     assert "FP8 KV cache (64.1 GB)" in a.headline
     assert f"{ratio:.1f}× the bandwidth" in a.headline and f"${diff:,.0f}/month more" in a.headline
+
+
+def test_a_limit_answer_shows_the_cache_its_longest_context_fills() -> None:
+    """The Memory section adds up: weights, overhead, the KV cache at the longest context
+    (with its bytes per token) and their total, which is the memory the limit was cut at."""
+    from engine import ask
+
+    a = ask("max context for llama 3.1 8b on a 24gb card")
+    assert a.kind == "limit" and a.limit is not None and a.kv_bytes_per_token
+    memory = next(s for s in a.sections if s.title == "Memory").lines
+    kv_gb = a.limit.max_context_tokens * a.kv_bytes_per_token / 1e9
+    assert any(line.startswith("KV cache at the longest context") for line in memory)
+    assert f"{a.kv_bytes_per_token / 1000:.0f} KB a token" in memory[2]
+    total = a.memory_gb["weights"] + a.memory_gb["overhead"] + kv_gb
+    assert memory[-1] == f"Total: {total:.1f} GB".replace(".0 GB", " GB")
+    assert abs(total - 24) < 0.01  # the whole card, to the token
