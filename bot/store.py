@@ -15,7 +15,7 @@ import time
 from collections import OrderedDict
 from typing import Protocol
 
-from engine import Context, Conversations, Request
+from engine import Context, Conversations, Request, pick_lang
 
 __all__ = ["MemoryStore", "StateStore", "context_from_json", "context_to_json"]
 
@@ -96,6 +96,7 @@ def context_to_json(ctx: Context) -> str:
             "budget_usd": ctx.budget_usd,
             "mac": ctx.mac,
             "listing": ctx.listing,
+            "lang": ctx.lang,
         }
     )
 
@@ -107,7 +108,7 @@ def _positive(value: object) -> float | None:
 
 def context_from_json(text: str) -> Context:
     """A stored context; the keys added later ("count", "vram_gb", "budget_usd", "mac",
-    "listing") may be absent from contexts stored before them."""
+    "listing", "lang") may be absent from contexts stored before them."""
     raw = json.loads(text)
     count = raw.get("count")
     pick_count = (
@@ -121,4 +122,5 @@ def context_from_json(text: str) -> Context:
         _positive(raw.get("budget_usd")),
         mac if isinstance(mac := raw.get("mac"), str) and mac else None,
         listing if (listing := raw.get("listing")) in ("budget", "capacity") else None,
+        lang=pick_lang(lang) if isinstance(lang := raw.get("lang"), str) else None,
     )

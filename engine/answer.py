@@ -96,6 +96,7 @@ def ask(
     ``options`` are values the adapter already has as fields (they win over the text)."""
     cat = catalog or default_catalog()
     q = parse(text or "", cat)
+    kept_lang = previous.lang if previous is not None else None  # the conversation's so far
     if previous is not None and previous.listing is not None:  # a budget's or a card's list
         after_listing(q, previous, cat)
         previous = None  # it has no request to refine: the query now says all there is
@@ -109,7 +110,7 @@ def ask(
     if previous is not None and previous.budget_usd and q.budget_usd is None:
         _keep_budget(q, previous.budget_usd)
     forced = pick_lang(lang)
-    reply_lang: Lang = forced or q.lang or pick_lang(locale) or "en"
+    reply_lang: Lang = forced or q.lang or kept_lang or pick_lang(locale) or "en"
     b = Builder(cat, reply_lang, q, previous)
     if options is not None and (bad := apply_options(q, options, cat)) is not None:
         return invalid_option(b, *bad)
@@ -217,7 +218,7 @@ def context_of(answer: Answer) -> Context | None:
     lim = answer.limit
     if lim is not None:  # "how many users?" on the asker's card, Mac or rig: kept as the pick
         pick, count, vram, mac = lim.card, lim.count, lim.vram_gb, lim.mac
-    return Context(answer.request, pick, count, vram, answer.budget_usd, mac)
+    return Context(answer.request, pick, count, vram, answer.budget_usd, mac, lang=answer.lang)
 
 
 def _short_followup(q: Query, prev: Context) -> Context:
@@ -235,7 +236,7 @@ def _short_followup(q: Query, prev: Context) -> Context:
     if what != "cheaper":
         return prev
     req = prev.request.model_copy(update={"card": None, "count": None})
-    return Context(req, prev.pick_card, prev.pick_count, budget_usd=prev.budget_usd)
+    return Context(req, prev.pick_card, prev.pick_count, budget_usd=prev.budget_usd, lang=prev.lang)
 
 
 def _keep_budget(q: Query, budget_usd: float) -> None:

@@ -361,6 +361,8 @@ class Context(Frozen):
     # a list answered last ("budget" or "capacity"): ``request`` then holds no model, only the
     # context and users it was sized at, and the hardware is ``pick_card`` or ``vram_gb``
     listing: str | None = None
+    # the language it was answered in: a follow-up that says none ("qlora", "int4?") keeps it
+    lang: Lang | None = None
 
     def __init__(
         self,
@@ -371,6 +373,7 @@ class Context(Frozen):
         budget_usd: float | None = None,
         mac: str | None = None,
         listing: str | None = None,
+        lang: Lang | None = None,
     ) -> None:
         """Positional as well as by name, as callers have always built it."""
         _SET(
@@ -384,6 +387,7 @@ class Context(Frozen):
                 "budget_usd": budget_usd,
                 "mac": mac,
                 "listing": listing,
+                "lang": lang,
             },
         )
 

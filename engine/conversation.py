@@ -62,11 +62,13 @@ def listing_context(answer: Answer) -> Context | None:
     shape = {"context_tokens": rows[0].context_tokens, "batch": rows[0].batch} if rows else {}
     req = Request(**shape)  # type: ignore[arg-type]  # two ints
     if answer.kind == "budget" and answer.budget_usd:
-        return Context(req, budget_usd=answer.budget_usd, listing="budget")
+        return Context(req, budget_usd=answer.budget_usd, listing="budget", lang=answer.lang)
     fit = answer.fit
     if answer.kind == "capacity" and fit is not None:
         name = fit.card.split("× ", 1)[-1] if fit.count > 1 else fit.card
-        return Context(req, name, fit.count, fit.vram_gb, mac=fit.mac, listing="capacity")
+        return Context(
+            req, name, fit.count, fit.vram_gb, mac=fit.mac, listing="capacity", lang=answer.lang
+        )
     return None
 
 

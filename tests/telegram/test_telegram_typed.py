@@ -81,7 +81,8 @@ async def test_link_buttons_when_configured(linked: Bot) -> None:
     assert url_buttons(sizing) == [("Rent A100 SXM", RENT.format(card="A100%20SXM"))]
     cluster = await linked.say("405b full fine-tune")
     assert url_buttons(cluster) == [("Talk to sales", SALES)]
-    sales = await linked.say("/faq sales", language_code="th")
+    # a new chat: in this one the conversation is English, which a wordless command keeps
+    sales = await linked.say("/faq sales", language_code="th", chat_id=43)
     assert url_buttons(sales) == [(t(linked.catalog, "th", "render.link.sales"), SALES)]
     fit = await linked.say("does 70b int4 fit on 2x 4090?")
     assert url_buttons(fit) == [("Rent RTX 4090", RENT.format(card="RTX%204090"))]
