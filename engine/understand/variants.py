@@ -34,7 +34,7 @@ def variant_amount(q: Query, said: float) -> None:
 
 # A variant word right after a card's name that no alias of it holds ("h100 nvl", "a100 pcie",
 # "a100 sxm4"): the card is sized as the catalog's, and that is said back.
-_VARIANT_WORD: Final = lazy(r"[\s-]*(nvl|sxm\d?|pcie|pci-?e|hgx|dgx|nvlink)(?![\w.])")
+_VARIANT_WORD: Final = lazy(r"[\s-]*(nvl|sxm\d?|pcie|pci-?e|hgx|dgx)(?![\w.])")
 _SPELLED: Final = {"pcie": "PCIe", "pci-e": "PCIe", "pcie-e": "PCIe"}
 
 

@@ -143,3 +143,12 @@ def test_a_stated_nvlink_bridge_is_the_link_line() -> None:
     assert "NVLink bridges between pairs" in _text(a)
     plain = ask("Qwen2.5 32B q8_0 on my 2x 3090 without nvlink")
     assert plain.fit is not None and plain.fit.link_gbps == 32
+
+
+@pytest.mark.parametrize(
+    "text", ["2x 3090 nvlink 70b", "70b int4 on 2x 3090 nvlink", "2x 3090 + nvlink, qwen2.5 32b"]
+)
+def test_nvlink_after_a_card_is_its_bridge_not_an_unknown_variant(text: str) -> None:
+    a = ask(text)
+    assert a.fit is not None and a.fit.link_gbps == load_catalog().card("RTX 3090").bridge_gbps  # type: ignore[union-attr]
+    assert "card_variant_word" not in [n.code for n in a.caveats + a.assumptions]
