@@ -44,7 +44,7 @@ GROUP_HINTS: Final = ("of us", "friend", "buddies", "mates", "pals", "colleag", 
 # GROUP's words ("me and 4 friends", "5 of us"): "us" stands for "of us", so it is one word's
 GROUP_WORD_HINTS: Final = hint(*(w.replace("of us", "us") for w in GROUP_HINTS))
 # A literal each variants._VARIANT_WORD form holds ("h100 nvl", "a100 pcie", "a100 sxm4")
-VARIANT_WORD_HINTS: Final = hint("nvl", "sxm", "pci", "hgx", "dgx")
+VARIANT_WORD_HINTS: Final = hint("nvl", "sxm", "pci", "hgx", "dgx", "laptop", "mobile", "notebook")
 # A literal each rig._ONE_MORE form holds ("and another one", "i drugą", "และอีกใบ")
 ONE_MORE_HINTS: Final = hint("another", "second", "more", "drug", "jeszcze", "kolejn", "อีก")
 # variants.unknown_card's literals without a digit; those with one are read in _word_gates

@@ -10,7 +10,9 @@ from typing import Final
 from engine.lazyre import lazy
 from engine.understand.query import Query
 
-_AMOUNT_AFTER: Final = lazy(r"\s*(?:[a-z]{1,5}\s+){0,2}?(\d+(?:[.,]\d+)?)\s*(?:gb|gib|g)\b")
+_AMOUNT_AFTER: Final = lazy(
+    r"\s*(?:(?:[a-z]{1,5}|laptop|mobile|notebook)\s+){0,2}?(\d+(?:[.,]\d+)?)\s*(?:gb|gib|g)\b"
+)
 
 
 def amount_after(s: str, end: int) -> float | None:
@@ -33,9 +35,19 @@ def variant_amount(q: Query, said: float) -> None:
 
 
 # A variant word right after a card's name that no alias of it holds ("h100 nvl", "a100 pcie",
-# "a100 sxm4"): the card is sized as the catalog's, and that is said back.
-_VARIANT_WORD: Final = lazy(r"[\s-]*(nvl|sxm\d?|pcie|pci-?e|hgx|dgx)(?![\w.])")
-_SPELLED: Final = {"pcie": "PCIe", "pci-e": "PCIe", "pcie-e": "PCIe"}
+# "a100 sxm4", "4070 laptop": a laptop chip often has less memory than the desktop card of
+# its name): the card is sized as the catalog's, and that is said back.
+_VARIANT_WORD: Final = lazy(
+    r"[\s-]*(nvl|sxm\d?|pcie|pci-?e|hgx|dgx|laptop|mobile|notebook)(?![\w.])"
+)
+_SPELLED: Final = {
+    "pcie": "PCIe",
+    "pci-e": "PCIe",
+    "pcie-e": "PCIe",
+    "laptop": "Laptop",
+    "mobile": "Laptop",
+    "notebook": "Laptop",
+}
 
 
 def variant_word(q: Query, s: str, start: int, end: int, card: str) -> None:

@@ -152,3 +152,25 @@ def test_nvlink_after_a_card_is_its_bridge_not_an_unknown_variant(text: str) -> 
     a = ask(text)
     assert a.fit is not None and a.fit.link_gbps == load_catalog().card("RTX 3090").bridge_gbps  # type: ignore[union-attr]
     assert "card_variant_word" not in [n.code for n in a.caveats + a.assumptions]
+
+
+@pytest.mark.parametrize(
+    ("text", "label", "vram"),
+    [
+        ("rtx 4070 laptop 8gb qwen2.5 7b", "RTX 4070 Laptop", 8.0),
+        ("4070 mobile with 8gb, gemma 3 12b?", "4070 Laptop", 8.0),
+        ("4090 laptop 16gb llama 3.1 8b", "4090 Laptop", 16.0),
+    ],
+)
+def test_a_laptop_chip_with_its_memory_is_one_verdict_on_that_memory(
+    text: str, label: str, vram: float
+) -> None:
+    a = ask(text)
+    assert a.kind == "fit" and len(a.fits) <= 1 and a.fit is not None
+    assert a.fit.vram_gb == vram and label in a.text.splitlines()[0]
+
+
+def test_a_laptop_chip_without_its_memory_is_said_to_be_sized_as_the_desktop_card() -> None:
+    a = ask("does qwen2.5 14b fit on my rtx 4070 laptop?")
+    notes = [n.text for n in a.caveats + a.assumptions if n.code == "card_variant_word"]
+    assert notes and "RTX 4070 Laptop" in notes[0] and "RTX 4070" in notes[0]
