@@ -366,6 +366,9 @@ def _dispatch(b: Builder) -> Answer:
         return invalid_option(b, "budget_currency", q.other_money)
     if q.other_money is not None and not buy_money:  # a model was asked about too: say so
         b.caveat("other_currency", value=q.other_money)
+    if q.bpw is not None and merged is not None and merged[0].precision == q.bpw[1]:
+        bits = b.cat.precision_by_name[q.bpw[1]].bits  # "exl2 4.65bpw": which type stood in
+        b.assume("bpw", bpw=b.num(q.bpw[0], 2), prec=q.bpw[1].upper(), bits=b.num(bits, 2))
     if q.system_ram_gb is not None:  # "3090 + 64gb ram": memory the card cannot use
         alone = "caveat.system_ram_alone" if merged is None else None  # nothing sized
         b.caveat("system_ram", alone, ram=b.gb(q.system_ram_gb))

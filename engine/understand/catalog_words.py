@@ -344,7 +344,7 @@ def precision_of(catalog: Catalog, pats: CatalogWords, text: str) -> str | None:
 
 
 def unknown_precisions(q: Query, s: str, pats: CatalogWords) -> str:
-    """Precision-looking words left over ("4 bits", "q9", "fp4"): a plural of a known one is
+    """Precision-looking words left over ("4 bits", "q9", "fp3"): a plural of a known one is
     that one, and so is a Polish or Thai bit count ("w 4 bitach", "8 บิต"); the rest are
     types we do not know, reported, never guessed. Returns the rest."""
     if not may_name_precision(s):

@@ -95,6 +95,7 @@ from engine.understand.slots import (
     bound,
     cut,
     money,
+    read_bpw,
     read_numbers,
     read_shape,
     read_system_ram,
@@ -208,6 +209,8 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
 
     if digits and ("ram" in s or "ddr" in s or "แรม" in s) and not MAC.search(s):
         s = read_system_ram(q, s)  # "3090 + 64gb ram": not the card's amount, nor a VRAM
+    if digits and ("bpw" in s or " per weight" in s):
+        s = read_bpw(q, s, catalog.precisions)  # "exl2 4.65bpw": before the precision words
     ada = "a6000" in s
     if ada:  # "a6000 ada": the RTX 6000 Ada, not the RTX A6000 (its "rtx" is not in ``flags``)
         s = ada_spelling(s)
@@ -326,6 +329,8 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         s = s[:a] + " " + s[b:]  # cut(s, m)
     if digits and like_left and may_name_precision(s):  # unknown_precisions' own gate
         s = unknown_precisions(q, s, pats)
+    if q.bpw is not None and q.precision is None:  # "4.65bpw" and no precision named
+        q.precision = q.bpw[1]
 
     size_neighbor = ""
     if digits:

@@ -97,6 +97,7 @@ QUERY_FIELDS: Final = (
     "count",
     "vram_gb",
     "system_ram_gb",
+    "bpw",
     "budget_usd",
     "faq_topic",
     "wants_fit",
@@ -150,6 +151,7 @@ class Query:
     count: int | None
     vram_gb: float | None
     system_ram_gb: float | None  # RAM beside the GPU ("and 64gb ram"): said back, not sized on
+    bpw: tuple[float, str] | None  # bits per weight said ("4.65bpw") and the type sized for it
     budget_usd: float | None
     faq_topic: str | None
     wants_fit: bool
@@ -189,7 +191,7 @@ class Query:
         self.alternatives = [] if alternatives is None else alternatives
         self.task = self.precision = self.kv_dtype = self.context_tokens = self.batch = None
         self.bad_size_b = self.model = self.count = self.vram_gb = self.budget_usd = None
-        self.system_ram_gb = None
+        self.system_ram_gb = self.bpw = None
         self.faq_topic = self.wants_limit = self.invalid = self.other_money = None
         self.pasted = self.config_error = self.variant = self.short = self.variant_word = None
         self.task_generic = self.unmatched_model = self.wants_fit = self.wants_what_fits = False

@@ -18,6 +18,7 @@ from engine.limits import (
     MIN_SIZE_B,
     tokens,
 )
+from engine.models import Precision
 from engine.understand.catalog_words import CatalogWords, names_number, unglue_size
 from engine.understand.gates import (
     GROUP_HINTS,
@@ -75,6 +76,25 @@ SYSTEM_RAM: Final = lazy(
     r"|(?<![\w.])(?<!gpu )(?<!video )(?<!graphics )(?:(?:system|sys|cpu)\s+)?(?:ram|ramu|แรม|ddr\d\w*)"
     r"\s*[:=]?\s*" + _RAM_AMOUNT
 )
+
+
+# Bits per weight said as such (EXL2's "4.65bpw", "6 bpw", "5.0 bits per weight")
+BPW: Final = lazy(r"(?<![\w.])(\d{1,2}(?:[.,]\d+)?)\s*(?:bpw|bits?\s+per\s+weight)\b")
+
+
+def read_bpw(q: Query, s: str, precisions: tuple[Precision, ...]) -> str:
+    """Cut "4.65bpw" from ``s``; sized as the lightest llama.cpp type of at least that many
+    bits, so memory is never under-counted. A precision said by name as well wins; the
+    answer says which type stood in. Rare: the list is made when it is said."""
+    if (m := BPW.search(s)) is None:
+        return s
+    bits = num(m.group(1))
+    gguf = sorted((p.bits, p.name) for p in precisions if p.gguf)
+    pick = next((name for b, name in gguf if b >= bits), None)
+    if bits > 0 and pick is not None:
+        q.bpw = (bits, pick)
+    s = s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
+    return s.replace(" exl2 ", " ")  # the format's name goes with it, not into the model's
 
 
 def read_system_ram(q: Query, s: str) -> str:

@@ -163,7 +163,7 @@ def test_ollama_tag_with_a_glued_quant() -> None:
     assert (a.request.model.id, a.request.precision) == ("llama-3.1-70b", "q4_k_m")
 
 
-@pytest.mark.parametrize("text", ["70b q9", "70b fp4", "70b int3", "70b q4_k_xl", "70b 3bit"])
+@pytest.mark.parametrize("text", ["70b q9", "70b fp3", "70b int3", "70b q4_k_xl", "70b 3bit"])
 def test_unknown_precision_is_reported(text: str) -> None:
     a = ask(text, catalog=CAT)
     assert a.kind == "sizing" and a.request is not None and a.request.precision == "bf16"
