@@ -74,6 +74,7 @@ class Request(_Out):
     card: str | None = None
     count: int | None = None
     weight_parts: WeightParts | None = None
+    lora_rank: int | None = None  # a LoRA rank said ("rank 64"); None: rank-16 adapters
 
 
 # --------------------------------------------------------------------------- answer parts

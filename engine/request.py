@@ -218,6 +218,7 @@ def build_request(b: Builder) -> tuple[Request, ModelNote | None] | None:
         count = q.count if q.count is not None else base.count
     if q.task_generic and task == "full":
         b.assume("generic_finetune")
+    rank = q.lora_rank if q.lora_rank is not None else (base.lora_rank if base else None)
     # Request(...) made straight, its fields in declaration order: every field is given, and
     # none is a float, a list or a dict the generated __init__ would convert; the fields go in
     # as one dict literal set as its __dict__ (why: engine.frozen._SET)
@@ -235,6 +236,7 @@ def build_request(b: Builder) -> tuple[Request, ModelNote | None] | None:
             "card": card,
             "count": count,
             "weight_parts": weight_parts,
+            "lora_rank": rank if task in ("lora", "qlora") else None,
         },
     )
     return req, note

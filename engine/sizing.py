@@ -34,6 +34,7 @@ FT_BATCH: Final = 1
 LORA_BASE_BYTES: Final = {"lora": 2.0, "qlora": 0.5}  # frozen base: BF16, or 4-bit for QLoRA
 LORA_BASE_PRECISION: Final = {"lora": "bf16", "qlora": "int4"}
 ADAPTER_FRACTION: Final = 0.005  # rank-16 adapters on the attention projections, ~0.5% of params
+ADAPTER_RANK: Final = 16  # the rank ADAPTER_FRACTION is for: adapter size grows with it
 ADAPTER_BYTES: Final = 16.0  # adapter weights, gradients, master copy and Adam moments
 ACTIVATION_GB_PER_STEP: Final = 2.0  # LoRA/QLoRA activation allowance: 2 GB per 20 layers...
 ACTIVATION_LAYERS_PER_STEP: Final = 20  # ...rounded half-up, at sequence 2048 and batch 1
@@ -175,7 +176,10 @@ def activation_allowance_gb(layers: int, seq_tokens: int, batch: int) -> float:
     return ACTIVATION_GB_PER_STEP * steps * (seq_tokens * batch / FT_SEQ_TOKENS)
 
 
-def training(model: ModelRef, task: Task, seq_tokens: int, batch: int) -> Breakdown:
+def training(
+    model: ModelRef, task: Task, seq_tokens: int, batch: int, rank: int | None = None
+) -> Breakdown:
+    """``rank``: the LoRA rank said (None: the rank-16 adapters of the sources' rule)."""
     p = model.params_b
     scale = seq_tokens * batch / FT_SEQ_TOKENS
     if task == "full":
@@ -187,7 +191,11 @@ def training(model: ModelRef, task: Task, seq_tokens: int, batch: int) -> Breakd
     return Breakdown(
         {
             "weights": p * LORA_BASE_BYTES[task],
-            "adapters": p * ADAPTER_FRACTION * ADAPTER_BYTES,
+            "adapters": p
+            * ADAPTER_FRACTION
+            * ADAPTER_BYTES
+            * (rank or ADAPTER_RANK)
+            / ADAPTER_RANK,
             "activations": activation_allowance_gb(model.layers, seq_tokens, batch),
             "overhead": OVERHEAD_GB,
         }

@@ -174,7 +174,7 @@ class Builder:
         m = req.model
         assert m is not None
         if req.task != "inference":
-            return training(m, req.task, req.context_tokens, req.batch)
+            return training(m, req.task, req.context_tokens, req.batch, req.lora_rank)
         bpp = self.cat.precision_by_name[req.precision].bits / 8  # bytes_per_param's, no call
         kvb = self.cat.kv_by_name[req.kv_dtype].bytes
         weights = None if req.weight_parts is None else native.weights_gb(self.cat, req)

@@ -260,7 +260,7 @@ def small_cache(gguf: bool) -> str:
 
 
 def _longest_sequence(
-    m: ModelRef, task: Task, bd: Breakdown, seq: int, batch: int, vram: float
+    m: ModelRef, task: Task, bd: Breakdown, seq: int, batch: int, vram: float, rank: int | None
 ) -> tuple[int, float] | None:
     """The longest sequence in whole 1k steps, below ``seq``, at which the run (``bd``: its
     breakdown at ``seq``) fits in ``vram``: (tokens, total GB). Activations grow in proportion
@@ -276,13 +276,13 @@ def _longest_sequence(
     if steps < (seq - 1) // CTX_STEP and fixed + per_token * (steps + 1) * CTX_STEP <= vram + 1e-6:
         steps += 1
     while steps > 0:
-        total = training(m, task, steps * CTX_STEP, batch).total
+        total = training(m, task, steps * CTX_STEP, batch, rank).total
         if vram - total >= 0:
             return steps * CTX_STEP, total
         steps -= 1
     if fixed + per_token * SHORTEST_SEQUENCE > vram + 0.01:  # not even half of 1k: no sum
         return None
-    total = training(m, task, SHORTEST_SEQUENCE, batch).total  # below 1k: half of it
+    total = training(m, task, SHORTEST_SEQUENCE, batch, rank).total  # below 1k: half of it
     return (SHORTEST_SEQUENCE, total) if vram - total >= 0 else None
 
 
@@ -294,13 +294,14 @@ def training_changes(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
     assert m is not None and req.task != "inference"
     out: list[FitChange] = []
     n, vram, task, seq, batch = hw.count, hw.vram_gb, req.task, req.context_tokens, req.batch
+    rank = req.lora_rank
     asked = b.breakdown(req)  # the answer's own
-    found = _longest_sequence(m, task, asked, seq, batch, vram)
+    found = _longest_sequence(m, task, asked, seq, batch, vram, rank)
     if batch > 1:  # one sequence a step first; a shorter one too if that is not enough
-        one = training(m, task, seq, 1)
+        one = training(m, task, seq, 1, rank)
         if vram - one.total >= 0:
             out.append(_train("train_batch", req, req.precision, seq, 1, n, one.total, vram, task))
-        elif found is None and (shorter := _longest_sequence(m, task, one, seq, 1, vram)):
+        elif found is None and (shorter := _longest_sequence(m, task, one, seq, 1, vram, rank)):
             tokens, total = shorter
             out.append(
                 _train("batch_sequence", req, req.precision, tokens, 1, n, total, vram, task)
@@ -310,16 +311,16 @@ def training_changes(b: Builder, hw: Hardware, req: Request) -> list[FitChange]:
         out.append(_train("sequence", req, req.precision, tokens, batch, n, total, vram, task))
     for lighter in LIGHTER.get(task, ()):
         precision = LORA_BASE_PRECISION[lighter]
-        bd = training(m, lighter, seq, batch)
+        bd = training(m, lighter, seq, batch, rank)
         if vram - bd.total >= 0:
             out.append(_train("method", req, precision, seq, batch, n, bd.total, vram, lighter))
             break
         if batch > 1:  # the sequence as asked, one at a time
-            alone = training(m, lighter, seq, 1).total
+            alone = training(m, lighter, seq, 1, rank).total
             if vram - alone >= 0:
                 out.append(_train("method_batch", req, precision, seq, 1, n, alone, vram, lighter))
                 break
-        found = _longest_sequence(m, lighter, bd, seq, batch, vram)
+        found = _longest_sequence(m, lighter, bd, seq, batch, vram, rank)
         if found is not None:
             tokens, total = found
             kind = "method_sequence"

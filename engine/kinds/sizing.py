@@ -17,7 +17,13 @@ from engine.recommend import (
     make_pick,
     set_price,
 )
-from engine.sizing import kv_bytes_per_token, quick_rule_gb, training
+from engine.sizing import (
+    ADAPTER_FRACTION,
+    ADAPTER_RANK,
+    kv_bytes_per_token,
+    quick_rule_gb,
+    training,
+)
 from engine.text.blocks import describe
 from engine.text.speed import lead_with, rental_speed_lead
 from engine.understand.asks import asks_speed
@@ -125,7 +131,10 @@ def training_notes(b: Builder, req: Request) -> None:
         lora = training(req.model, "lora", req.context_tokens, req.batch).total
         qlora = training(req.model, "qlora", req.context_tokens, req.batch).total
         b.caveat("cheaper_methods", lora=b.gb(lora), qlora=b.gb(qlora))
-    if req.task in ("lora", "qlora"):
+    if req.task in ("lora", "qlora") and req.lora_rank not in (None, ADAPTER_RANK):
+        pct = ADAPTER_FRACTION * 100 * req.lora_rank / ADAPTER_RANK  # adapters grow with rank
+        b.assume("lora_rank", rank=req.lora_rank, pct=b.num(pct, 2))
+    elif req.task in ("lora", "qlora"):
         b.assume("lora_defaults")
 
 

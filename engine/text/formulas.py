@@ -18,6 +18,7 @@ from engine.sizing import (
     ACTIVATION_LAYERS_PER_STEP,
     ADAPTER_BYTES,
     ADAPTER_FRACTION,
+    ADAPTER_RANK,
     FT_SEQ_TOKENS,
     FULL_FT_ACTIVATION_SHARE,
     GB,
@@ -188,15 +189,24 @@ def training_line(v: Voice, a: Answer) -> str:
     req, mem = a.request, a.memory_gb
     assert req is not None and req.model is not None and mem is not None
     m = req.model
-    key = (req.task, m.params_b, m.layers, req.context_tokens * req.batch, mem["total"])
+    key = (
+        req.task,
+        m.params_b,
+        m.layers,
+        req.context_tokens * req.batch,
+        mem["total"],
+        req.lora_rank,
+    )
     made = _made(v, "math.training")  # the line is of these figures alone
     line = made.get(key)
     if line is None:
-        line = made[key] = _training_line(v, req.task, m, key[3], mem["total"])
+        line = made[key] = _training_line(v, req.task, m, key[3], mem["total"], req.lora_rank)
     return line
 
 
-def _training_line(v: Voice, task: str, m: ModelRef, tokens_n: int, total_gb: float) -> str:
+def _training_line(
+    v: Voice, task: str, m: ModelRef, tokens_n: int, total_gb: float, rank: int | None
+) -> str:
     """``training_line``'s text, written on the first answer with these figures."""
     n0, n2 = v.nums[0], v.nums[2]
     tokens, ref = n0[tokens_n], n0[FT_SEQ_TOKENS]
@@ -216,7 +226,7 @@ def _training_line(v: Voice, task: str, m: ModelRef, tokens_n: int, total_gb: fl
         (
             n2[m.params_b],
             v.nums[1][LORA_BASE_BYTES[task]],
-            v.nums[1][ADAPTER_FRACTION * 100],
+            v.nums[2][ADAPTER_FRACTION * 100 * (rank or ADAPTER_RANK) / ADAPTER_RANK],
             n0[ADAPTER_BYTES],
             n0[OVERHEAD_GB],
             n0[ACTIVATION_GB_PER_STEP],

@@ -96,6 +96,7 @@ from engine.understand.slots import (
     cut,
     money,
     read_bpw,
+    read_lora_rank,
     read_numbers,
     read_shape,
     read_system_ram,
@@ -209,6 +210,10 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
 
     if digits and ("ram" in s or "ddr" in s or "แรม" in s) and not MAC.search(s):
         s = read_system_ram(q, s)  # "3090 + 64gb ram": not the card's amount, nor a VRAM
+    if digits and (
+        "rank" in s or "rang" in s or "rzęd" in s or "rzed" in s or "r=" in s or "r =" in s
+    ):
+        s = read_lora_rank(q, s)  # "lora rank 64": not a count or a size
     if digits and ("bpw" in s or " per weight" in s):
         s = read_bpw(q, s, catalog.precisions)  # "exl2 4.65bpw": before the precision words
     ada = "a6000" in s
@@ -344,6 +349,8 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
         s, hits = rx.subn(" ", s)  # "dostrajanie lora": the method names the task, both go
         if hits and q.task is None:
             q.task, q.task_generic = task, generic
+    if q.lora_rank is not None and q.task is None:  # "qwen 32b rank 64": adapters, so LoRA
+        q.task = "lora"
 
     # A VRAM amount always asks "does it fit"; a card may also just be the subject.
     q.wants_fit = q.vram_gb is not None or (bool(q.cards or q.owned) and FIT.search(s) is not None)

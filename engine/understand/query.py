@@ -98,6 +98,7 @@ QUERY_FIELDS: Final = (
     "vram_gb",
     "system_ram_gb",
     "bpw",
+    "lora_rank",
     "budget_usd",
     "faq_topic",
     "wants_fit",
@@ -152,6 +153,7 @@ class Query:
     vram_gb: float | None
     system_ram_gb: float | None  # RAM beside the GPU ("and 64gb ram"): said back, not sized on
     bpw: tuple[float, str] | None  # bits per weight said ("4.65bpw") and the type sized for it
+    lora_rank: int | None  # a LoRA rank said ("rank 64", "r=64"): said back against ours
     budget_usd: float | None
     faq_topic: str | None
     wants_fit: bool
@@ -191,7 +193,7 @@ class Query:
         self.alternatives = [] if alternatives is None else alternatives
         self.task = self.precision = self.kv_dtype = self.context_tokens = self.batch = None
         self.bad_size_b = self.model = self.count = self.vram_gb = self.budget_usd = None
-        self.system_ram_gb = self.bpw = None
+        self.system_ram_gb = self.bpw = self.lora_rank = None
         self.faq_topic = self.wants_limit = self.invalid = self.other_money = None
         self.pasted = self.config_error = self.variant = self.short = self.variant_word = None
         self.task_generic = self.unmatched_model = self.wants_fit = self.wants_what_fits = False

@@ -97,6 +97,22 @@ def read_bpw(q: Query, s: str, precisions: tuple[Precision, ...]) -> str:
     return s.replace(" exl2 ", " ")  # the format's name goes with it, not into the model's
 
 
+# A LoRA rank said ("rank 64", "r=64", "lora rank-128", "ranga 32")
+LORA_RANK: Final = lazy(
+    r"(?<![\w.])(?:rank|ranga|rang[aąę]|rz[eę]du)\s*[=:-]?\s*(\d{1,4})(?![\w.])|(?<![\w.])r\s*=\s*(\d{1,4})(?![\w.])"
+)
+
+
+def read_lora_rank(q: Query, s: str) -> str:
+    """Cut the LoRA rank said from ``s`` (not a size, a count or a context)."""
+    if (m := LORA_RANK.search(s)) is None:
+        return s
+    rank = int(m.group(1) or m.group(2))
+    if rank > 0:
+        q.lora_rank = rank
+    return s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
+
+
 def read_system_ram(q: Query, s: str) -> str:
     """Cut the system RAM said from ``s`` (before the cards, whose own amount it is not);
     its gate: "ram", "ddr" or "แรม" in ``s``, and no Mac (whose RAM is the GPU's memory)."""
