@@ -208,7 +208,11 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     elif flags & HAS_LIMIT_BATCH and LIMIT_BATCH_ASKS.search(s) and LIMIT_BATCH.search(s):
         q.wants_limit = "batch"
 
-    if digits and ("ram" in s or "ddr" in s or "แรม" in s) and not MAC.search(s):
+    if (  # each SYSTEM_RAM form holds one of these ("vram" holds none of them)
+        digits
+        and (" ram" in s or "bram" in s or "ddr" in s or "แรม" in s or "system" in s)
+        and not MAC.search(s)
+    ):
         s = read_system_ram(q, s)  # "3090 + 64gb ram": not the card's amount, nor a VRAM
     if digits and (
         "rank" in s or "rang" in s or "rzęd" in s or "rzed" in s or "r=" in s or "r =" in s
