@@ -59,7 +59,7 @@ check-data: $(STAMP)
 	$(BIN)/vram check-data
 
 # Regenerate the lock files after changing dependencies in pyproject.toml.
-# The builder's mypyc (mypy's) with what it imports, at the test lock's versions.
+# The last step pins the image builder's mypy (for deploy/native.py) at the test lock's versions.
 lock: $(BIN)/python
 	$(BIN)/pip install -q uv
 	$(BIN)/uv pip compile pyproject.toml -q --python-version 3.11 -o requirements.lock

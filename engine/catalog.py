@@ -157,17 +157,10 @@ class Catalog:
 
     def model_copy(self, *, update: dict[str, Any] | None = None) -> Catalog:
         """A shallow copy with ``update`` applied (a fresh ``memo`` builds its own indexes);
-        ``prices_as_of`` follows the fields it is read from, as ``__init__`` sets it."""
+        ``prices_as_of`` is set again by ``__init__`` from the fields it is read from."""
         fields = {**self.__dict__, **(update or {})}
-        book = fields["price_book"]
-        fields["prices_as_of"] = (
-            fields["fleet"].provider.prices_as_of
-            if book == "monthly"
-            else fields["price_books"][book].prices_as_of
-        )
-        new = object.__new__(Catalog)
-        _SET(new, "__dict__", fields)
-        return new
+        del fields["prices_as_of"]
+        return Catalog(**fields)
 
     @property
     def cards(self) -> list[Card]:

@@ -176,6 +176,12 @@ def activation_allowance_gb(layers: int, seq_tokens: int, batch: int) -> float:
     return ACTIVATION_GB_PER_STEP * steps * (seq_tokens * batch / FT_SEQ_TOKENS)
 
 
+def adapter_fraction(rank: int | None) -> float:
+    """The share of the parameters that LoRA adapters of ``rank`` add (None: rank 16's 0.5%);
+    an adapter's size grows in proportion to its rank."""
+    return ADAPTER_FRACTION * (rank or ADAPTER_RANK) / ADAPTER_RANK
+
+
 def training(
     model: ModelRef, task: Task, seq_tokens: int, batch: int, rank: int | None = None
 ) -> Breakdown:
@@ -191,11 +197,7 @@ def training(
     return Breakdown(
         {
             "weights": p * LORA_BASE_BYTES[task],
-            "adapters": p
-            * ADAPTER_FRACTION
-            * ADAPTER_BYTES
-            * (rank or ADAPTER_RANK)
-            / ADAPTER_RANK,
+            "adapters": p * adapter_fraction(rank) * ADAPTER_BYTES,
             "activations": activation_allowance_gb(model.layers, seq_tokens, batch),
             "overhead": OVERHEAD_GB,
         }

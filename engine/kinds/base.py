@@ -239,9 +239,7 @@ class Builder:
         if m.sliding_window and inference and req.context_tokens > m.sliding_window:
             add(mn.sliding or mn.make_sliding())
         if m.max_context_tokens and req.context_tokens > m.max_context_tokens:
-            beyond = mn.beyond or mn.make_beyond()  # the first note: it undoes the verdict
-            if all(n.code != beyond.code for n in self.caveats):
-                self.caveats.insert(0, beyond)
+            add(mn.beyond or mn.make_beyond(), first=True)  # it undoes the verdict
         pn = made.get(req.precision)
         if pn is None:
             pn = precision_notes(self.voice, req.precision)
@@ -254,13 +252,17 @@ class Builder:
         if inference:
             self.native_notes(req, mn, pn.native)
 
-    def add_note(self, note: Note) -> None:
-        """Add a caveat already written, once per code (as ``caveat``)."""
+    def add_note(self, note: Note, first: bool = False) -> None:
+        """Add a caveat already written, once per code (as ``caveat``); ``first``: ahead of
+        the others (a note that undoes the verdict)."""
         code = note.code
         for n in self.caveats:
             if n.code == code:
                 return
-        self.caveats.append(note)
+        if first:
+            self.caveats.insert(0, note)
+        else:
+            self.caveats.append(note)
 
     def native_notes(self, req: Request, mn: ModelTexts, native_cards: Note | None) -> None:
         """Say how the weights were counted when they are not the sources' one precision (an

@@ -13,7 +13,14 @@ from engine.kinds.base import Builder
 from engine.kinds.base import as_float as _float
 from engine.kinds.combos import training_changes
 from engine.kinds.ladder import Hardware, Rung
-from engine.kinds.mac import gpu_share, mac_label, mac_name, mac_notes, raise_limit_mb
+from engine.kinds.mac import (
+    gpu_share,
+    mac_label,
+    mac_name,
+    mac_notes,
+    raise_limit_mb,
+    wired_limit_gb,
+)
 from engine.kinds.order import LOW_BITS
 from engine.kinds.probe import engine_limits
 from engine.kinds.rig import adjust, capacity_label, rig_cards, rig_of
@@ -176,7 +183,7 @@ def mac_fit(b: Builder, hw: Hardware, req: Request, w: Workload) -> Fit:
     whole = None if f.fits else fit_on(b, hw, req, w)
     if whole is not None and whole.fits:  # judged on the limit it says to set, not the whole
         mb = raise_limit_mb(b.breakdown(req).total, vram)
-        f = fit_on(b, ladder.capacity_hardware(hw.label, mb * MIB_GB), req, w)
+        f = fit_on(b, ladder.capacity_hardware(hw.label, wired_limit_gb(mb)), req, w)
         f.__dict__["raise_limit_mb"] = mb
     elif f.fits and req.task == "inference":  # the limits once the limit is raised
         p = ladder.probe(b, hw, req)
@@ -191,7 +198,6 @@ def mac_fit(b: Builder, hw: Hardware, req: Request, w: Workload) -> Fit:
     return f
 
 
-MIB_GB: Final = 2**20 / 1e9  # `iogpu.wired_limit_mb` counts MiB
 _new: Final = object.__new__
 _set: Final = object.__setattr__  # Frozen.__setattr__ refuses every assignment
 BRIDGE: Final = "NVLink bridge (pairs)"  # a bridge the person says their pair has

@@ -70,6 +70,14 @@ def gpu_share(vram_gb: float) -> float:
     return vram_gb * MAC_GPU_SHARE
 
 
+MIB_GB: Final = 2**20 / 1e9  # `iogpu.wired_limit_mb` counts MiB
+
+
+def wired_limit_gb(mb: int) -> float:
+    """The memory (GB) an `iogpu.wired_limit_mb` value gives the GPU."""
+    return mb * MIB_GB
+
+
 def raise_limit_mb(need_gb: float, vram_gb: float) -> int:
     """The `iogpu.wired_limit_mb` value that lets ``need_gb`` load: the need and 1 GB more,
     in whole GB, but leaving macOS ``MAC_OS_RESERVE_GB`` where that still holds the need."""

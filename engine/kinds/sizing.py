@@ -18,8 +18,8 @@ from engine.recommend import (
     set_price,
 )
 from engine.sizing import (
-    ADAPTER_FRACTION,
     ADAPTER_RANK,
+    adapter_fraction,
     kv_bytes_per_token,
     quick_rule_gb,
     training,
@@ -132,7 +132,7 @@ def training_notes(b: Builder, req: Request) -> None:
         qlora = training(req.model, "qlora", req.context_tokens, req.batch).total
         b.caveat("cheaper_methods", lora=b.gb(lora), qlora=b.gb(qlora))
     if req.task in ("lora", "qlora") and req.lora_rank not in (None, ADAPTER_RANK):
-        pct = ADAPTER_FRACTION * 100 * req.lora_rank / ADAPTER_RANK  # adapters grow with rank
+        pct = adapter_fraction(req.lora_rank) * 100
         b.assume("lora_rank", rank=req.lora_rank, pct=b.num(pct, 2))
     elif req.task in ("lora", "qlora"):
         b.assume("lora_defaults")

@@ -148,15 +148,9 @@ def describe_limit(
     req, lim = a.request, a.limit
     assert req is not None and lim is not None and a.memory_gb is not None
     mctx, mb = lim.max_context_tokens or 0, lim.max_batch or 0
+    label = f"{mctx / 1024:.0f}k"  # the longest context, short
     if mctx or mb:
-        lines = [
-            v.t(
-                "limit.context",
-                tokens=v.nums[0][mctx],
-                label=f"{mctx / 1024:.0f}k",
-                batch=req.batch,
-            ),
-        ]
+        lines = [v.t("limit.context", tokens=v.nums[0][mctx], label=label, batch=req.batch)]
         if mb or not lim.options:  # no "0 users" line when the precisions that hold one follow
             lines.append(
                 v.t("limit.batch", batch=v.nums[0][mb], ctx=ctx_text(v, req.context_tokens))
@@ -176,17 +170,17 @@ def describe_limit(
         memory_line(v, "weights", mem["weights"]),
         memory_line(v, "overhead", mem["overhead"]),
     ]
-    if mctx and per_token:  # the cache the longest context fills, and what that adds up to
-        kv_gb = mctx * per_token * req.batch / GB
+    kv_gb = mctx * per_token * req.batch / GB  # the cache the longest context fills
+    if kv_gb > 0:  # and what that adds up to
         kb = v.nums[0][per_token / 1000]
-        memory.append(v.t("limit.kv_at_max", label=f"{mctx / 1024:.0f}k", gb=v.gbs[kv_gb], kb=kb))
+        memory.append(v.t("limit.kv_at_max", label=label, gb=v.gbs[kv_gb], kb=kb))
         memory.append(v.t("mem.total", gb=v.gbs[mem["weights"] + mem["overhead"] + kv_gb]))
     sections = [section(v.t("section.limit"), lines), section(v.t("section.memory"), memory)]
     mathl = [
         v.t(
             "math.limit",
             bytes=v.nums[0][per_token],
-            free=v.nums[2][max(0.0, mctx * per_token * req.batch / GB)],
+            free=v.nums[2][max(0.0, kv_gb)],
         )
     ]
     # the caller hands over an answer it has just built and nothing else holds: filled in

@@ -45,6 +45,12 @@ GROUP_HINTS: Final = ("of us", "friend", "buddies", "mates", "pals", "colleag", 
 GROUP_WORD_HINTS: Final = hint(*(w.replace("of us", "us") for w in GROUP_HINTS))
 # A literal each variants._VARIANT_WORD form holds ("h100 nvl", "a100 pcie", "a100 sxm4")
 VARIANT_WORD_HINTS: Final = hint("nvl", "sxm", "pci", "hgx", "dgx", "laptop", "mobile", "notebook")
+# A literal each slots.SYSTEM_RAM form holds ("64gb ram", "ddr5", "แรม", "pamięci systemowej";
+# "vram" holds one too, and the parser skips it), each LORA_RANK form ("rank 64", "r=8") and
+# each BPW form ("4.65bpw", "bits per weight")
+RAM_WORD_HINTS: Final = hint("ram", "ddr", "แรม", "system")
+RANK_WORD_HINTS: Final = hint("rank", "rang", "rzęd", "rzed", "=")
+BPW_WORD_HINTS: Final = hint("bpw", "weight")
 # A literal each rig._ONE_MORE form holds ("and another one", "i drugą", "และอีกใบ")
 ONE_MORE_HINTS: Final = hint("another", "second", "more", "drug", "jeszcze", "kolejn", "อีก")
 # variants.unknown_card's literals without a digit; those with one are read in _word_gates
@@ -105,6 +111,9 @@ HAS_CONFIG: Final = HAS_DIGIT << 21
 HAS_VARIANT_WORD: Final = HAS_DIGIT << 22  # a VARIANT_WORD_HINTS literal is there
 HAS_OTHER_MONEY: Final = HAS_DIGIT << 23  # a currency the prices are not in ("zł", "บาท", "€")
 HAS_ONE_MORE: Final = HAS_DIGIT << 24  # an ONE_MORE_HINTS literal is there
+HAS_RAM_WORD: Final = HAS_DIGIT << 25  # a RAM_WORD_HINTS literal is there
+HAS_RANK_WORD: Final = HAS_DIGIT << 26  # a RANK_WORD_HINTS literal is there
+HAS_BPW_WORD: Final = HAS_DIGIT << 27  # a BPW_WORD_HINTS literal is there
 assert HAS_PRECISION_LIKES == HAS_MAC_WORD << 1 and HAS_PRECISION_WORDS == HAS_BUDGET >> 1
 
 # Each hint and its bit
@@ -133,6 +142,9 @@ _HINTS: Final[tuple[tuple[re.Pattern[str], int], ...]] = (
     (VARIANT_WORD_HINTS, HAS_VARIANT_WORD),
     (OTHER_MONEY_HINTS, HAS_OTHER_MONEY),
     (ONE_MORE_HINTS, HAS_ONE_MORE),
+    (RAM_WORD_HINTS, HAS_RAM_WORD),
+    (RANK_WORD_HINTS, HAS_RANK_WORD),
+    (BPW_WORD_HINTS, HAS_BPW_WORD),
 )
 _DERIVED: Final = (HAS_DIGIT, HAS_PRECISION_LIKE, HAS_PRECISION_WORD, HAS_FOUR_DIGITS, HAS_CARD_WORD, HAS_SEPARATOR, HAS_KM_END, HAS_ODD_NUMBER, HAS_PRECISION_LIKES, HAS_PRECISION_WORDS, HAS_KM_ENDS)  # fmt: skip
 _ALL_BITS: Final = [bit for _, bit in _HINTS] + list(_DERIVED)

@@ -153,7 +153,7 @@ class Query:
     vram_gb: float | None
     system_ram_gb: float | None  # RAM beside the GPU ("and 64gb ram"): said back, not sized on
     bpw: tuple[float, str] | None  # bits per weight said ("4.65bpw") and the type sized for it
-    lora_rank: int | None  # a LoRA rank said ("rank 64", "r=64"): said back against ours
+    lora_rank: int | None  # a LoRA rank said ("rank 64", "r=64"): the adapters' rank
     budget_usd: float | None
     faq_topic: str | None
     wants_fit: bool

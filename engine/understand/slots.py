@@ -115,7 +115,7 @@ def read_lora_rank(q: Query, s: str) -> str:
 
 def read_system_ram(q: Query, s: str) -> str:
     """Cut the system RAM said from ``s`` (before the cards, whose own amount it is not);
-    its gate: "ram", "ddr" or "แรม" in ``s``, and no Mac (whose RAM is the GPU's memory)."""
+    its gate: gates.HAS_RAM_WORD, and no Mac (whose RAM is the GPU's memory)."""
     if m := SYSTEM_RAM.search(s):
         amount = num(m.group(1) or m.group(3))
         unit = m.group(2) or m.group(4)
