@@ -26,7 +26,6 @@ from engine.understand.config_paste import read_config
 from engine.understand.counts import COUNT_WORDS, read_counts, says_several
 from engine.understand.faq_match import faq_index, match_faq
 from engine.understand.gates import (
-    HAS_BPW_WORD,
     HAS_BUDGET,
     HAS_CARD_INFO,
     HAS_CARD_WORD,
@@ -47,8 +46,6 @@ from engine.understand.gates import (
     HAS_PRECISION_LIKES,
     HAS_PRECISION_WORD,
     HAS_PRECISION_WORDS,
-    HAS_RAM_WORD,
-    HAS_RANK_WORD,
     HAS_SHAPE,
     HAS_TASK,
     HAS_TASKS,
@@ -95,14 +92,13 @@ from engine.understand.periods import cut_money, says_rent_terms
 from engine.understand.query import CardAsk, Query, new_query
 from engine.understand.rig import rig_of
 from engine.understand.slots import (
+    ASIDE_BITS,
     bound,
     cut,
     money,
-    read_bpw,
-    read_lora_rank,
+    read_asides,
     read_numbers,
     read_shape,
-    read_system_ram,
     size_from,
 )
 from engine.understand.stop_words import chat_words
@@ -211,17 +207,8 @@ def parse(text: str, catalog: Catalog, compare: bool = True) -> Query:
     elif flags & HAS_LIMIT_BATCH and LIMIT_BATCH_ASKS.search(s) and LIMIT_BATCH.search(s):
         q.wants_limit = "batch"
 
-    if (  # a RAM word that is not "vram" alone (each SYSTEM_RAM form holds one of these)
-        digits
-        and flags & HAS_RAM_WORD
-        and (" ram" in s or "bram" in s or "ddr" in s or "แรม" in s or "system" in s)
-        and not MAC.search(s)
-    ):
-        s = read_system_ram(q, s)  # "3090 + 64gb ram": not the card's amount, nor a VRAM
-    if digits and flags & HAS_RANK_WORD:
-        s = read_lora_rank(q, s)  # "lora rank 64": not a count or a size
-    if digits and flags & HAS_BPW_WORD:
-        s = read_bpw(q, s, catalog.precisions)  # "exl2 4.65bpw": before the precision words
+    if digits and flags & ASIDE_BITS:  # system RAM, a LoRA rank, bits per weight
+        s = read_asides(q, s, flags, catalog.precisions)  # before the cards and precisions
     ada = "a6000" in s
     if ada:  # "a6000 ada": the RTX 6000 Ada, not the RTX A6000 (its "rtx" is not in ``flags``)
         s = ada_spelling(s)

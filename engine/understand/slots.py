@@ -19,15 +19,18 @@ from engine.limits import (
     tokens,
 )
 from engine.models import Precision
-from engine.understand.catalog_words import CatalogWords, names_number, unglue_size
+from engine.understand.catalog_words import MAC, CatalogWords, names_number, unglue_size
 from engine.understand.gates import (
     GROUP_HINTS,
     HAS_BATCH,
+    HAS_BPW_WORD,
     HAS_CONTEXT_NOUN,
     HAS_CONTEXT_WORD,
     HAS_FOUR_DIGITS,
     HAS_GROUP,
     HAS_ODD_NUMBER,
+    HAS_RAM_WORD,
+    HAS_RANK_WORD,
 )
 from engine.understand.patterns import (
     BATCH,
@@ -113,9 +116,28 @@ def read_lora_rank(q: Query, s: str) -> str:
     return s[: m.start()] + " " + s[m.end() :]  # cut(s, m)
 
 
+ASIDE_BITS: Final = HAS_RAM_WORD | HAS_RANK_WORD | HAS_BPW_WORD
+
+
+def read_asides(q: Query, s: str, flags: int, precisions: tuple[Precision, ...]) -> str:
+    """Numbers said beside the sizing, each cut before the cards and precisions read theirs:
+    system RAM (not a card's amount, nor a VRAM), a LoRA rank (not a count or a size) and
+    bits per weight (a precision stands in)."""
+    if (  # a RAM word that is not "vram" alone (each SYSTEM_RAM form holds one of these)
+        flags & HAS_RAM_WORD
+        and (" ram" in s or "bram" in s or "ddr" in s or "แรม" in s or "system" in s)
+        and not MAC.search(s)  # a Mac's RAM is the GPU's memory
+    ):
+        s = read_system_ram(q, s)
+    if flags & HAS_RANK_WORD:
+        s = read_lora_rank(q, s)
+    if flags & HAS_BPW_WORD:
+        s = read_bpw(q, s, precisions)
+    return s
+
+
 def read_system_ram(q: Query, s: str) -> str:
-    """Cut the system RAM said from ``s`` (before the cards, whose own amount it is not);
-    its gate: gates.HAS_RAM_WORD, and no Mac (whose RAM is the GPU's memory)."""
+    """Cut the system RAM said from ``s`` (its gates: :func:`read_asides`)."""
     if m := SYSTEM_RAM.search(s):
         amount = num(m.group(1) or m.group(3))
         unit = m.group(2) or m.group(4)
